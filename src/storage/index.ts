@@ -1,0 +1,5 @@
+export { decodeContinue, encodeContinue } from './continue-token.js';
+export * from './errors.js';
+export { prefixEnd } from './keys.js';
+export { SqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
+export type * from './types.js';

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ConflictError,
+  FutureRevisionError,
+  KeyExistsError,
+  KeyNotFoundError,
+  StoreClosedError,
+} from '../../../src/storage/index.js';
+import { openStore } from './support.js';
+
+describe('store writes', () => {
+  it('gives every write the next global revision, gap-free', async () => {
+    const { store } = openStore();
+    const start = store.currentRevision();
+    const a = await store.create('/r/a', '1');
+    const b = await store.create('/r/b', '1');
+    const a2 = await store.update('/r/a', '2');
+    const del = await store.delete('/r/b');
+    expect([a.modRevision, b.modRevision, a2.current.modRevision, del.revision]).toEqual([
+      start + 1,
+      start + 2,
+      start + 3,
+      start + 4,
+    ]);
+    expect(store.currentRevision()).toBe(start + 4);
+  });
+
+  it('commits 64 concurrent writes with distinct consecutive revisions', async () => {
+    const { store } = openStore();
+    const start = store.currentRevision();
+    const results = await Promise.all(Array.from({ length: 64 }, (_, i) => store.create(`/r/${i}`, `${i}`)));
+    const revisions = results.map((r) => r.modRevision).sort((x, y) => x - y);
+    expect(revisions).toEqual(Array.from({ length: 64 }, (_, i) => start + 1 + i));
+    expect(await store.count('/r/')).toBe(64);
+  });
+
+  it('create fails when the key exists, without taking a revision', async () => {
+    const { store } = openStore();
+    await store.create('/r/a', '1');
+    const before = store.currentRevision();
+    await expect(store.create('/r/a', '2')).rejects.toBeInstanceOf(KeyExistsError);
+    expect(store.currentRevision()).toBe(before);
+    expect((await store.get('/r/a'))?.value).toBe('1');
+  });
+
+  it('update and delete compare-and-swap on the modification revision', async () => {
+    const { store } = openStore();
+    const created = await store.create('/r/a', 'v1');
+    const updated = await store.update('/r/a', 'v2', { expectedRevision: created.modRevision });
+    expect(updated.previous).toEqual(created);
+    expect(updated.current).toMatchObject({ value: 'v2', createRevision: created.createRevision });
+
+    const stale = store.update('/r/a', 'v3', { expectedRevision: created.modRevision });
+    await expect(stale).rejects.toBeInstanceOf(ConflictError);
+    await expect(stale).rejects.toMatchObject({
+      expectedRevision: created.modRevision,
+      actualRevision: updated.current.modRevision,
+    });
+    await expect(store.delete('/r/a', { expectedRevision: created.modRevision })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    expect((await store.get('/r/a'))?.value).toBe('v2');
+
+    const deleted = await store.delete('/r/a', { expectedRevision: updated.current.modRevision });
+    expect(deleted.previous).toEqual(updated.current);
+    expect(await store.get('/r/a')).toBeUndefined();
+  });
+
+  it('unconditional update and delete fail only on a missing key', async () => {
+    const { store } = openStore();
+    await expect(store.update('/r/missing', 'x')).rejects.toBeInstanceOf(KeyNotFoundError);
+    await expect(store.delete('/r/missing')).rejects.toBeInstanceOf(KeyNotFoundError);
+    await store.create('/r/a', '1');
+    await store.update('/r/a', '2');
+    await store.update('/r/a', '3');
+    expect((await store.delete('/r/a')).previous.value).toBe('3');
+  });
+
+  it('a key re-created after delete starts a new incarnation', async () => {
+    const { store } = openStore();
+    const first = await store.create('/r/a', '1');
+    await store.delete('/r/a');
+    const second = await store.create('/r/a', '2');
+    expect(second.createRevision).toBeGreaterThan(first.createRevision);
+    expect(second.createRevision).toBe(second.modRevision);
+  });
+
+  it('in one batch, later writes see earlier ones', async () => {
+    const { store } = openStore();
+    const create = store.create('/r/a', '1');
+    const dup = store.create('/r/a', '2');
+    const update = store.update('/r/a', '3');
+    const del = store.delete('/r/a');
+    await expect(create).resolves.toMatchObject({ value: '1' });
+    await expect(dup).rejects.toBeInstanceOf(KeyExistsError);
+    await expect(update).resolves.toMatchObject({ previous: { value: '1' } });
+    await expect(del).resolves.toMatchObject({ previous: { value: '3' } });
+  });
+
+  it('reads at older revisions and refuses future ones', async () => {
+    const { store } = openStore();
+    const v1 = await store.create('/r/a', 'v1');
+    const v2 = await store.update('/r/a', 'v2');
+    const gone = await store.delete('/r/a');
+    expect((await store.get('/r/a', { revision: v1.modRevision }))?.value).toBe('v1');
+    expect((await store.get('/r/a', { revision: v2.current.modRevision }))?.value).toBe('v2');
+    expect(await store.get('/r/a', { revision: gone.revision })).toBeUndefined();
+    expect(await store.get('/r/a', { revision: v1.modRevision - 1 })).toBeUndefined();
+    await expect(store.get('/r/a', { revision: store.currentRevision() + 1 })).rejects.toBeInstanceOf(
+      FutureRevisionError,
+    );
+  });
+
+  it('refuses work after close', async () => {
+    const { store } = openStore();
+    await store.close();
+    await expect(store.create('/r/a', '1')).rejects.toBeInstanceOf(StoreClosedError);
+    await expect(store.get('/r/a')).rejects.toBeInstanceOf(StoreClosedError);
+  });
+});

@@ -1,0 +1,124 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../../src/storage/index.js';
+import { tempDir } from '../../support/temp.js';
+import { collect, kb, openStore } from './support.js';
+
+describe('store TTL', () => {
+  it('expires a key as a normal delete that watchers see', async () => {
+    let clock = 1_000_000;
+    const { store } = openStore({ now: () => clock });
+    const created = await store.create('/r/events/e1', 'v', { ttlSeconds: 3600 });
+    await store.create('/r/events/keep', 'v');
+    const watch = store.watch('/r/events/', { afterRevision: store.currentRevision(), prefix: true });
+    clock += 3599_000;
+    await store.maintain();
+    expect(await store.get('/r/events/e1')).toBeDefined();
+    clock += 2_000;
+    await store.maintain();
+    expect(await store.get('/r/events/e1')).toBeUndefined();
+    expect(await store.get('/r/events/keep')).toBeDefined();
+    const [event] = await collect(watch, 1);
+    expect(event).toMatchObject({ type: 'delete', key: '/r/events/e1', prevRevision: created.modRevision });
+    watch.close();
+  });
+
+  it('an update with a TTL restarts the clock; one without clears it', async () => {
+    let clock = 0;
+    const { store } = openStore({ now: () => clock });
+    await store.create('/r/a', '1', { ttlSeconds: 10 });
+    await store.create('/r/b', '1', { ttlSeconds: 10 });
+    clock = 8_000;
+    await store.update('/r/a', '2', { ttlSeconds: 10 });
+    await store.update('/r/b', '2');
+    clock = 15_000;
+    await store.maintain();
+    expect((await store.get('/r/a'))?.value).toBe('2');
+    expect((await store.get('/r/b'))?.value).toBe('2');
+    clock = 18_001;
+    await store.maintain();
+    expect(await store.get('/r/a')).toBeUndefined();
+    clock = 10_000_000;
+    await store.maintain();
+    expect(await store.get('/r/b')).toBeDefined();
+  });
+
+  it('expiry survives a restart', async () => {
+    const path = join(tempDir(), 'state.db');
+    let clock = 5_000;
+    const first = SqliteStore.open({ path, now: () => clock, maintenanceIntervalMs: 60_000 });
+    const created = await first.create('/r/lease', 'v', { ttlSeconds: 1 });
+    await first.close();
+    clock += 1_500;
+    const second = SqliteStore.open({ path, now: () => clock, maintenanceIntervalMs: 60_000 });
+    try {
+      const watch = second.watch('/r/', { afterRevision: created.modRevision, prefix: true });
+      const [event] = await collect(watch, 1);
+      expect(event).toMatchObject({ type: 'delete', key: '/r/lease', revision: created.modRevision + 1 });
+      expect(await second.get('/r/lease')).toBeUndefined();
+      watch.close();
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('store compaction', () => {
+  it('keeps the configured window readable and drops what is older', async () => {
+    const { store } = openStore({ historyRevisions: 50 });
+    const values = new Map<number, string>();
+    for (let i = 0; i < 200; i++) {
+      const op =
+        i === 0 ? store.create('/r/a', `v${i}`) : store.update('/r/a', `v${i}`).then((r) => r.current);
+      values.set((await op).modRevision, `v${i}`);
+    }
+    await store.maintain();
+    const current = store.currentRevision();
+    expect(store.compactedRevision()).toBe(current - 50);
+    for (let rev = current - 50; rev <= current; rev++) {
+      expect((await store.get('/r/a', { revision: rev }))?.value).toBe(values.get(rev));
+    }
+  });
+
+  it('resumes compaction where it stopped after a restart', async () => {
+    const path = join(tempDir(), 'state.db');
+    const first = SqliteStore.open({ path, historyRevisions: 10, maintenanceIntervalMs: 60_000 });
+    for (let i = 0; i < 100; i++) await first.create(`/r/${i}`, 'x');
+    await first.maintain();
+    const compacted = first.compactedRevision();
+    const revision = first.currentRevision();
+    await first.close();
+    const second = SqliteStore.open({ path, historyRevisions: 10, maintenanceIntervalMs: 60_000 });
+    try {
+      expect(second.compactedRevision()).toBe(compacted);
+      expect(second.currentRevision()).toBe(revision);
+      expect((await second.create('/r/next', 'x')).modRevision).toBe(revision + 1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('keeps the database and its WAL bounded under endless churn', async () => {
+    const { store } = openStore({ historyRevisions: 200 });
+    const keys = 200;
+    const value = kb(1);
+    for (let i = 0; i < keys; i++) await store.create(`/registry/configmaps/default/cm-${i}`, value);
+    const liveBytes = keys * (value.length + 40);
+    const sizes: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const writes: Promise<unknown>[] = [];
+      for (let i = 0; i < 5000; i++) {
+        writes.push(store.update(`/registry/configmaps/default/cm-${(i * 7) % keys}`, kb(1, String(i % 10))));
+        if (writes.length === 64) await Promise.all(writes.splice(0));
+      }
+      await Promise.all(writes);
+      await store.maintain();
+      await store.maintain();
+      const { databaseBytes, walBytes } = store.stats();
+      sizes.push(databaseBytes + walBytes);
+    }
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(3 * liveBytes);
+    // Steady state: the last round is no larger than the first.
+    expect(sizes[3]).toBeLessThanOrEqual(sizes[0]! * 1.1);
+  });
+});
