@@ -1,0 +1,83 @@
+import { createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
+
+/** The size of every RSA key tkube makes, as kubeadm's default. */
+export const RSA_KEY_BITS = 2048;
+
+/** An RSA key pair as PEM: PKCS#8 (`PRIVATE KEY`) and SPKI (`PUBLIC KEY`). */
+export interface RsaKeyPair {
+  privateKeyPem: string;
+  publicKeyPem: string;
+}
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+
+/** Generates an RSA 2048 key pair with OpenSSL on the thread pool (forge's JS keygen is far slower). */
+export async function generateRsaKeyPair(): Promise<RsaKeyPair> {
+  const { privateKey, publicKey } = await generateKeyPairAsync('rsa', {
+    modulusLength: RSA_KEY_BITS,
+    publicExponent: 0x10001,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  return { privateKeyPem: privateKey, publicKeyPem: publicKey };
+}
+
+/** Parses an unencrypted PEM private key, PKCS#1 (`RSA PRIVATE KEY`) or PKCS#8 (`PRIVATE KEY`). */
+export function parsePrivateKeyPem(pem: string): KeyObject {
+  if (!/-----BEGIN (RSA |EC )?PRIVATE KEY-----/.test(pem)) {
+    throw new Error('no PEM private key found (expected a "PRIVATE KEY" or "RSA PRIVATE KEY" block)');
+  }
+  try {
+    return createPrivateKey({ key: pem, format: 'pem' });
+  } catch (error) {
+    throw new Error(`cannot parse the PEM private key: ${errorText(error)}`);
+  }
+}
+
+/** Parses a PEM public key, SPKI (`PUBLIC KEY`) or PKCS#1 (`RSA PUBLIC KEY`). */
+export function parsePublicKeyPem(pem: string): KeyObject {
+  if (!/-----BEGIN (RSA )?PUBLIC KEY-----/.test(pem)) {
+    throw new Error('no PEM public key found (expected a "PUBLIC KEY" or "RSA PUBLIC KEY" block)');
+  }
+  try {
+    return createPublicKey({ key: pem, format: 'pem' });
+  } catch (error) {
+    throw new Error(`cannot parse the PEM public key: ${errorText(error)}`);
+  }
+}
+
+/** Parses a private key and checks that it is RSA, the only kind tkube signs with. */
+export function parseRsaPrivateKeyPem(pem: string): KeyObject {
+  const key = parsePrivateKeyPem(pem);
+  if (key.asymmetricKeyType !== 'rsa') {
+    throw new Error(`expected an RSA private key, found ${key.asymmetricKeyType ?? 'an unknown key type'}`);
+  }
+  return key;
+}
+
+/** The SPKI PEM public key of a private key. */
+export function publicKeyPemOf(privateKey: KeyObject): string {
+  return createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
+}
+
+/** Re-encodes a private key as PKCS#8 PEM (`PRIVATE KEY`). */
+export function toPkcs8PrivateKeyPem(privateKey: KeyObject): string {
+  return privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
+/** Re-encodes an RSA private key as PKCS#1 PEM (`RSA PRIVATE KEY`), the form older tools expect. */
+export function toPkcs1PrivateKeyPem(privateKey: KeyObject): string {
+  return privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+}
+
+/** Whether a public key (or the public half of a private key) equals another's. */
+export function isSamePublicKey(a: KeyObject, b: KeyObject): boolean {
+  const publicA = a.type === 'private' ? createPublicKey(a) : a;
+  const publicB = b.type === 'private' ? createPublicKey(b) : b;
+  return publicA.equals(publicB);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
