@@ -1,0 +1,190 @@
+import { performance } from 'node:perf_hooks';
+import type { KubeObject } from '../api/object.js';
+import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
+import type { ResourceInfo } from '../api/resources/types.js';
+import type { Store } from '../storage/index.js';
+import { ANONYMOUS, authenticate } from './authentication.js';
+import { ResourceHandler, type ResourceHandlerDeps } from './handlers/resource-handler.js';
+import { sendJson, sendStatusError, sendText } from './http/respond.js';
+import type { ApiRequest, ApiResponse, RequestContext, UserInfo } from './http/types.js';
+import { RequestMetrics } from './metrics.js';
+import { builtinStrategies } from './registry/builtin/index.js';
+import { ResourceStore } from './registry/resource-store.js';
+import { type NonResourceRequestInfo, parseRequestInfo, type ResourceRequestInfo } from './request-info.js';
+import { forbidden, internalError, notFound, pathNotFound, StatusError } from './status.js';
+
+/** A handler for a path outside /api and /apis resources (health, version, discovery, openapi). */
+export type PathHandler = (ctx: RequestContext) => void | Promise<void>;
+
+export interface ApiServerOptions {
+  readonly store: Store;
+  readonly renderTable: ResourceHandlerDeps['renderTable'];
+  readonly patchSchemaFor: ResourceHandlerDeps['patchSchemaFor'];
+  /** Non-resource paths by exact path (discovery, openapi, version ...). */
+  readonly paths?: Readonly<Record<string, PathHandler>>;
+  /** Whether the server is ready (for /readyz). */
+  readonly ready?: () => boolean;
+}
+
+/** Paths anyone may read, as kube-apiserver's system:public-info-viewer role allows. */
+const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
+
+/**
+ * The request pipeline: authenticate, parse what the request is about, authorize, route
+ * to a resource handler or a path handler, and turn every failure into a Status.
+ */
+export class ApiServer {
+  readonly metrics = new RequestMetrics();
+  private readonly resources = new Map<string, ResourceStore>();
+  private readonly handler: ResourceHandler;
+  private readonly paths: Record<string, PathHandler>;
+
+  constructor(private readonly options: ApiServerOptions) {
+    this.handler = new ResourceHandler({
+      store: options.store,
+      renderTable: options.renderTable,
+      patchSchemaFor: options.patchSchemaFor,
+    });
+    const strategies = builtinStrategies(options.store);
+    for (const info of BUILTIN_RESOURCES) {
+      if (!info.verbs.includes('get')) continue; // reviews are not stored resources
+      this.register(
+        info,
+        new ResourceStore(info, strategies.strategyFor(info), options.store, this.checkNamespace),
+      );
+    }
+    const health = (ctx: RequestContext) => this.health(ctx);
+    this.paths = {
+      '/healthz': health,
+      '/livez': health,
+      '/readyz': (ctx) => this.health(ctx, options.ready),
+      '/metrics': (ctx) => sendText(ctx.res, 200, this.metrics.render()),
+      ...options.paths,
+    };
+  }
+
+  register(info: ResourceInfo, store: ResourceStore): void {
+    this.resources.set(`${info.group}/${info.version}/${info.resource}`, store);
+  }
+
+  resourceStore(group: string, version: string, resource: string): ResourceStore | undefined {
+    return this.resources.get(`${group}/${version}/${resource}`);
+  }
+
+  /** Entry point for node:http2's compatibility API (HTTP/2 and HTTP/1.1 alike). */
+  handle = (req: ApiRequest, res: ApiResponse): void => {
+    const started = performance.now();
+    let labels = { verb: req.method ?? '', group: '', version: '', resource: '', subresource: '', scope: '' };
+    const run = async (): Promise<void> => {
+      const url = new URL(req.url ?? '/', 'https://apiserver');
+      const path = url.pathname;
+      const user = authenticate(req);
+      const ctx: RequestContext = {
+        req,
+        res,
+        method: req.method ?? 'GET',
+        path,
+        query: url.searchParams,
+        headers: req.headers,
+        user,
+      };
+      const info = parseRequestInfo(ctx.method, path, url.searchParams);
+      if (info.isResourceRequest) {
+        labels = {
+          verb: info.verb.toUpperCase(),
+          group: info.group,
+          version: info.version,
+          resource: info.resource,
+          subresource: info.subresource,
+          scope: info.name !== '' ? 'resource' : info.namespace !== '' ? 'namespace' : 'cluster',
+        };
+        this.authorizeResource(user, info);
+        const store = this.resourceStore(info.group, info.version, info.resource);
+        if (!store) throw pathNotFound();
+        await this.handler.handle(ctx, info, store);
+        return;
+      }
+      this.authorizePath(user, info);
+      const handler = this.paths[path] ?? this.paths[path.replace(/\/+$/, '')];
+      if (!handler) throw pathNotFound();
+      await handler(ctx);
+    };
+    run()
+      .catch((error: unknown) => this.fail(res, error))
+      .finally(() => this.metrics.observe(labels, res.statusCode, (performance.now() - started) / 1000));
+  };
+
+  private fail(res: ApiResponse, error: unknown): void {
+    const status = error instanceof StatusError ? error : internalError(error);
+    if (!(error instanceof StatusError)) console.error('apiserver: internal error:', error);
+    if (res.headersSent) {
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    sendStatusError(res, status);
+  }
+
+  /** Until RBAC lands: every authenticated user may do everything; anonymous may not. */
+  private authorizeResource(user: UserInfo, info: ResourceRequestInfo): void {
+    if (user !== ANONYMOUS) return;
+    const scope = info.namespace !== '' ? ` in the namespace "${info.namespace}"` : '';
+    const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+    throw forbidden(
+      { group: info.group, resource: info.resource },
+      info.name,
+      `User "${user.name}" cannot ${info.verb} resource "${resource}" in API group "${info.group}"${scope}`,
+    );
+  }
+
+  private authorizePath(user: UserInfo, info: NonResourceRequestInfo): void {
+    if (user !== ANONYMOUS || PUBLIC_PATHS.has(info.path)) return;
+    throw new StatusError(
+      403,
+      'Forbidden',
+      `forbidden: User "${user.name}" cannot ${info.verb} path "${info.path}"`,
+      {},
+    );
+  }
+
+  private health(ctx: RequestContext, ready: () => boolean = () => true): void {
+    const ok = ready();
+    const checks = ['ping', 'log', 'etcd', 'poststarthook/start-apiserver'];
+    if (ctx.query.has('verbose')) {
+      const lines = checks.map((check) => `[+]${check} ok`);
+      if (!ok) lines[lines.length - 1] = `[-]${checks[checks.length - 1]} failed: reason withheld`;
+      const name = ctx.path.slice(1);
+      lines.push(ok ? `${name} check passed` : `${name} check failed`);
+      sendText(ctx.res, ok ? 200 : 500, `${lines.join('\n')}\n`);
+      return;
+    }
+    sendText(ctx.res, ok ? 200 : 500, ok ? 'ok' : 'not ready');
+  }
+
+  /** Namespaced creates need an existing namespace that is not terminating (NamespaceLifecycle). */
+  private checkNamespace = async (
+    namespace: string,
+    gr: { group: string; resource: string },
+    name: string,
+  ) => {
+    const kv = await this.options.store.get(`/registry/namespaces/${namespace}`);
+    if (!kv) throw notFound({ group: '', resource: 'namespaces' }, namespace);
+    const ns = JSON.parse(kv.value) as KubeObject;
+    if (ns.metadata?.deletionTimestamp !== undefined) {
+      const error = forbidden(
+        gr,
+        name,
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+      );
+      error.details!.causes = [
+        {
+          reason: 'NamespaceTerminating',
+          message: `namespace ${namespace} is being terminated`,
+          field: 'metadata.namespace',
+        },
+      ];
+      throw error;
+    }
+  };
+}
+
+export { sendJson };

@@ -1,0 +1,446 @@
+import { isJsonObject, type KubeObject } from '../../api/object.js';
+import {
+  labelSelectorFromObject,
+  parseFieldSelector,
+  parseLabelSelector,
+} from '../../api/selectors/index.js';
+import { SelectorError } from '../../api/selectors/selector-error.js';
+import type { Store } from '../../storage/index.js';
+import { parseJsonObject, readBody } from '../http/body.js';
+import { negotiate } from '../http/negotiate.js';
+import { sendJson, sendJsonText } from '../http/respond.js';
+import type { RequestContext } from '../http/types.js';
+import { APPLY_PATCH_YAML, applyPatch, PatchError, patchTypeOf } from '../patch/index.js';
+import type { PatchSchema } from '../patch/schema.js';
+import { timestamp } from '../registry/object-meta.js';
+import type { DeleteOptions, ListOptions, ResourceStore } from '../registry/resource-store.js';
+import type { ResourceRequestInfo } from '../request-info.js';
+import {
+  badRequest,
+  conflict,
+  methodNotSupported,
+  notFound,
+  StatusError,
+  success,
+  unsupportedMediaType,
+} from '../status.js';
+import { listBodyText } from './list-body.js';
+import { includeObjectParam, renderList, renderObject, type TableRenderer } from './render.js';
+import { serveWatch } from './watch.js';
+
+export interface ResourceHandlerDeps {
+  readonly store: Store;
+  readonly renderTable: TableRenderer;
+  /** The strategic-merge-patch schema of a built-in kind; undefined for custom resources. */
+  patchSchemaFor(group: string, version: string, kind: string): PatchSchema | undefined;
+}
+
+/** Serves the REST verbs of one resource and its subresources. */
+export class ResourceHandler {
+  constructor(private readonly deps: ResourceHandlerDeps) {}
+
+  async handle(ctx: RequestContext, request: ResourceRequestInfo, resources: ResourceStore): Promise<void> {
+    const { info } = resources;
+    const sub = request.subresource;
+    if (sub !== '' && !info.subresources.some((s) => s.name === sub)) throw notFoundPath();
+    const subInfo = info.subresources.find((s) => s.name === sub);
+    if (subInfo && !subInfo.verbs.includes(request.verb as never))
+      throw methodNotSupported(resources.groupResource, request.verb);
+    if (!subInfo && !info.verbs.includes(request.verb as never))
+      throw methodNotSupported(resources.groupResource, request.verb);
+    const namespace = info.namespaced ? request.namespace : '';
+    if (info.namespaced && namespace === '' && !['list', 'watch'].includes(request.verb))
+      throw notFoundPath();
+    const dryRun = dryRunOf(ctx.query);
+
+    switch (request.verb) {
+      case 'get':
+        return this.get(ctx, resources, namespace, request.name, sub);
+      case 'list':
+        return this.list(ctx, resources, namespace);
+      case 'watch':
+        return serveWatch(ctx, resources, this.deps.store, {
+          namespace,
+          resourceVersion: ctx.query.get('resourceVersion') ?? undefined,
+          resourceVersionMatch: ctx.query.get('resourceVersionMatch') ?? undefined,
+          sendInitialEvents: ctx.query.get('sendInitialEvents') === 'true',
+          allowBookmarks: ctx.query.get('allowWatchBookmarks') === 'true',
+          timeoutSeconds: numberParam(ctx.query, 'timeoutSeconds'),
+          filter: resources.filterFor(...this.selectors(ctx, resources)),
+        });
+      case 'create': {
+        const body = parseJsonObject(await readBody(ctx.req));
+        if (sub === 'binding') return this.bind(ctx, resources, namespace, request.name, body, dryRun);
+        if (sub !== '') throw methodNotSupported(resources.groupResource, 'create');
+        this.checkBodyType(body, resources);
+        this.checkNamespace(body, namespace);
+        const created = await resources.create(namespace, body, { dryRun });
+        return sendJson(ctx.res, 201, created);
+      }
+      case 'update': {
+        const body = parseJsonObject(await readBody(ctx.req));
+        if (sub === 'scale')
+          return this.updateScale(ctx, resources, namespace, request.name, () => body, dryRun);
+        this.checkBodyType(body, resources);
+        this.checkNamespace(body, namespace);
+        if (sub === 'finalize') {
+          const updated = await resources.guaranteedUpdate(
+            namespace,
+            request.name,
+            (current) => ({
+              ...current,
+              spec: {
+                ...(current.spec as object),
+                finalizers: (body.spec as { finalizers?: unknown })?.finalizers,
+              },
+            }),
+            {
+              dryRun,
+              expectedVersion: (body.metadata as { resourceVersion?: string } | undefined)?.resourceVersion,
+            },
+          );
+          return sendJson(ctx.res, 200, updated);
+        }
+        const { object, created } = await resources.update(namespace, request.name, body, {
+          subresource: sub,
+          dryRun,
+        });
+        return sendJson(ctx.res, created ? 201 : 200, object);
+      }
+      case 'patch':
+        return this.patch(ctx, resources, namespace, request, dryRun);
+      case 'delete': {
+        const options = await this.deleteOptions(ctx);
+        const outcome = await resources.delete(namespace, request.name, { ...options, dryRun });
+        return sendJson(ctx.res, 200, outcome.object);
+      }
+      case 'deletecollection': {
+        const options = await this.deleteOptions(ctx);
+        const deleted = await resources.deleteCollection(namespace, this.listOptions(ctx, resources), {
+          ...options,
+          dryRun,
+        });
+        return sendJson(ctx.res, 200, {
+          kind: `${info.kind}List`,
+          apiVersion: info.group === '' ? info.version : `${info.group}/${info.version}`,
+          metadata: { resourceVersion: String(this.deps.store.currentRevision()) },
+          items: deleted,
+        });
+      }
+    }
+  }
+
+  private async get(
+    ctx: RequestContext,
+    resources: ResourceStore,
+    namespace: string,
+    name: string,
+    sub: string,
+  ) {
+    if (sub === 'scale') return sendJson(ctx.res, 200, toScale(await resources.get(namespace, name)));
+    const rendering = negotiate(ctx.headers.accept, false);
+    if (rendering === 'object') return sendJsonText(ctx.res, 200, await resources.getText(namespace, name));
+    const object = await resources.get(namespace, name);
+    const includeObject = includeObjectParam(ctx.query.get('includeObject'));
+    return sendJson(
+      ctx.res,
+      200,
+      renderObject(rendering, resources.info, object, this.deps.renderTable, includeObject),
+    );
+  }
+
+  private async list(ctx: RequestContext, resources: ResourceStore, namespace: string) {
+    const rendering = negotiate(ctx.headers.accept, true);
+    const page = await resources.list(namespace, this.listOptions(ctx, resources));
+    if (rendering === 'object') {
+      return sendJsonText(
+        ctx.res,
+        200,
+        listBodyText(resources.info, page.items, page.revision, page.continue),
+      );
+    }
+    const metadata: Record<string, string> = { resourceVersion: String(page.revision) };
+    if (page.continue) metadata.continue = page.continue;
+    const includeObject = includeObjectParam(ctx.query.get('includeObject'));
+    return sendJson(
+      ctx.res,
+      200,
+      renderList(rendering, resources.info, page.items, metadata, this.deps.renderTable, includeObject),
+    );
+  }
+
+  private listOptions(ctx: RequestContext, resources: ResourceStore): ListOptions {
+    const [labelSelector, fieldSelector] = this.selectors(ctx, resources);
+    const match = ctx.query.get('resourceVersionMatch');
+    if (match !== null && match !== 'Exact' && match !== 'NotOlderThan') {
+      throw badRequest(
+        `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`,
+      );
+    }
+    return {
+      labelSelector,
+      fieldSelector,
+      limit: numberParam(ctx.query, 'limit'),
+      continue: ctx.query.get('continue') || undefined,
+      resourceVersion: ctx.query.get('resourceVersion') ?? undefined,
+      resourceVersionMatch: match ?? undefined,
+    };
+  }
+
+  private selectors(ctx: RequestContext, resources: ResourceStore) {
+    try {
+      const labelSelector = parseLabelSelector(ctx.query.get('labelSelector') ?? '');
+      const fieldSelector = parseFieldSelector(ctx.query.get('fieldSelector') ?? '');
+      const supported = new Set(Object.keys(resources.fieldValues({ metadata: {} })));
+      for (const requirement of fieldSelector.requirements()) {
+        if (!supported.has(requirement.field)) {
+          throw badRequest(`field label not supported: ${requirement.field}`);
+        }
+      }
+      return [labelSelector, fieldSelector] as const;
+    } catch (error) {
+      if (error instanceof SelectorError) throw badRequest(error.message);
+      throw error;
+    }
+  }
+
+  private async patch(
+    ctx: RequestContext,
+    resources: ResourceStore,
+    namespace: string,
+    request: ResourceRequestInfo,
+    dryRun: boolean,
+  ) {
+    const { info } = resources;
+    const schema = this.deps.patchSchemaFor(
+      info.group,
+      info.version,
+      request.subresource === 'scale' ? 'Scale' : info.kind,
+    );
+    const contentType = ctx.headers['content-type'];
+    if (contentType?.startsWith(APPLY_PATCH_YAML)) {
+      throw unsupportedMediaType(contentType, [
+        'application/json-patch+json',
+        'application/merge-patch+json',
+        'application/strategic-merge-patch+json',
+      ]);
+    }
+    try {
+      patchTypeOf(contentType, schema !== undefined);
+    } catch (error) {
+      throw asStatusError(error);
+    }
+    const body = await readBody(ctx.req);
+    const patchWith = (current: KubeObject): KubeObject => {
+      let patched: unknown;
+      try {
+        patched = applyPatch(contentType, current, body, schema);
+      } catch (error) {
+        throw asStatusError(error);
+      }
+      if (!isJsonObject(patched)) throw badRequest('the patch did not produce an object');
+      return patched as KubeObject;
+    };
+    if (request.subresource === 'scale') {
+      return this.updateScale(ctx, resources, namespace, request.name, (scale) => patchWith(scale), dryRun);
+    }
+    const updated = await resources.guaranteedUpdate(
+      namespace,
+      request.name,
+      (current) => {
+        const patched = patchWith(current);
+        // A resourceVersion in the patch pins the update to that version.
+        return patched;
+      },
+      { subresource: request.subresource, dryRun, expectedVersion: pinnedVersion(body) },
+    );
+    return sendJson(ctx.res, 200, updated);
+  }
+
+  private async updateScale(
+    ctx: RequestContext,
+    resources: ResourceStore,
+    namespace: string,
+    name: string,
+    desiredScale: (current: KubeObject) => KubeObject,
+    dryRun: boolean,
+  ) {
+    const updated = await resources.guaranteedUpdate(
+      namespace,
+      name,
+      (current) => {
+        const scale = desiredScale(toScale(current));
+        const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
+        if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+          throw badRequest(
+            `spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+          );
+        }
+        return { ...current, spec: { ...(current.spec as object), replicas } };
+      },
+      { dryRun },
+    );
+    return sendJson(ctx.res, 200, toScale(updated));
+  }
+
+  /** pods/binding: assigns the pod to a node, once (the scheduler's write). */
+  private async bind(
+    ctx: RequestContext,
+    resources: ResourceStore,
+    namespace: string,
+    name: string,
+    binding: KubeObject,
+    dryRun: boolean,
+  ) {
+    const target = (binding.target ?? {}) as { kind?: string; name?: string };
+    if (!target.name) throw badRequest('Binding.target.name: Required value');
+    if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') {
+      throw badRequest(`binding target kind must be Node, not ${target.kind}`);
+    }
+    await resources.guaranteedUpdate(
+      namespace,
+      name,
+      (pod) => {
+        const spec = (pod.spec ?? {}) as { nodeName?: string };
+        if (pod.metadata?.deletionTimestamp)
+          throw conflict(resources.groupResource, name, 'pod is being deleted, cannot be assigned to a host');
+        if (spec.nodeName) {
+          throw conflict(
+            resources.groupResource,
+            name,
+            `pod ${name} is already assigned to node "${spec.nodeName}"`,
+          );
+        }
+        const status = (pod.status ?? {}) as { conditions?: { type: string }[] };
+        const conditions = (status.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
+        conditions.push({
+          type: 'PodScheduled',
+          status: 'True',
+          lastProbeTime: null,
+          lastTransitionTime: timestamp(),
+        } as never);
+        return { ...pod, spec: { ...spec, nodeName: target.name }, status: { ...status, conditions } };
+      },
+      { dryRun, subresource: 'binding' },
+    );
+    return sendJson(ctx.res, 201, success());
+  }
+
+  private async deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
+    const body = await readBody(ctx.req);
+    const fromBody = body.length > 0 ? parseJsonObject(body) : {};
+    const grace =
+      numberParam(ctx.query, 'gracePeriodSeconds') ?? (fromBody.gracePeriodSeconds as number | undefined);
+    let policy = (ctx.query.get('propagationPolicy') ?? fromBody.propagationPolicy) as string | undefined;
+    const orphan = ctx.query.get('orphanDependents') ?? (fromBody.orphanDependents as boolean | undefined);
+    if (policy === undefined && orphan !== undefined && orphan !== null) {
+      policy = String(orphan) === 'true' ? 'Orphan' : 'Background';
+    }
+    if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy)) {
+      throw badRequest(
+        `propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+      );
+    }
+    return {
+      gracePeriodSeconds: grace,
+      propagationPolicy: policy as DeleteOptions['propagationPolicy'],
+      preconditions: fromBody.preconditions as DeleteOptions['preconditions'],
+    };
+  }
+
+  private checkBodyType(body: KubeObject, resources: ResourceStore): void {
+    const { info } = resources;
+    const expected = info.group === '' ? info.version : `${info.group}/${info.version}`;
+    if (body.apiVersion !== undefined && body.apiVersion !== expected) {
+      throw badRequest(
+        `the API version in the data (${body.apiVersion}) does not match the expected API version (${expected})`,
+      );
+    }
+    if (body.kind !== undefined && body.kind !== info.kind) {
+      throw badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${info.kind})`);
+    }
+    body.apiVersion = expected;
+    body.kind = info.kind;
+  }
+
+  private checkNamespace(body: KubeObject, namespace: string): void {
+    const given = body.metadata?.namespace;
+    if (namespace !== '' && given !== undefined && given !== '' && given !== namespace) {
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
+    }
+  }
+}
+
+function notFoundPath(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+function dryRunOf(query: URLSearchParams): boolean {
+  const values = query.getAll('dryRun');
+  for (const value of values) {
+    if (value !== 'All') throw badRequest(`dryRun: Unsupported value: "${value}": supported values: "All"`);
+  }
+  return values.length > 0;
+}
+
+function numberParam(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
+  if (value === null || value === '') return undefined;
+  if (!/^-?[0-9]+$/.test(value)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function pinnedVersion(body: Buffer): string | undefined {
+  try {
+    const patch = JSON.parse(body.toString('utf8')) as { metadata?: { resourceVersion?: unknown } };
+    const rv = isJsonObject(patch) ? patch.metadata?.resourceVersion : undefined;
+    return typeof rv === 'string' && rv !== '' ? rv : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function asStatusError(error: unknown): unknown {
+  if (error instanceof PatchError) return new StatusError(error.code, error.reason, error.message);
+  return error;
+}
+
+/** The autoscaling/v1 Scale view of a scalable object. */
+function toScale(object: KubeObject): KubeObject {
+  const meta = object.metadata ?? {};
+  const spec = (object.spec ?? {}) as { replicas?: number; selector?: unknown };
+  const status = (object.status ?? {}) as { replicas?: number };
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: {
+      name: meta.name,
+      namespace: meta.namespace,
+      uid: meta.uid,
+      resourceVersion: meta.resourceVersion,
+      creationTimestamp: meta.creationTimestamp,
+    },
+    spec: { replicas: spec.replicas ?? 0 },
+    status: {
+      replicas: status.replicas ?? 0,
+      ...(selectorText(spec.selector) ? { selector: selectorText(spec.selector) } : {}),
+    },
+  };
+}
+
+/** A scale's selector as a string: from a LabelSelector (apps) or a plain map (replication controllers). */
+function selectorText(selector: unknown): string {
+  if (!isJsonObject(selector)) return '';
+  try {
+    if ('matchLabels' in selector || 'matchExpressions' in selector) {
+      return labelSelectorFromObject(selector as never).toString();
+    }
+    return labelSelectorFromObject({ matchLabels: selector as Record<string, string> }).toString();
+  } catch {
+    return '';
+  }
+}
+
+export { notFound };

@@ -1,0 +1,158 @@
+import type { KubeObject } from '../../api/object.js';
+import { CompactedError, type Store, type WatchEvent } from '../../storage/index.js';
+import { type RequestContext, responseStream } from '../http/types.js';
+import type { ResourceStore } from '../registry/resource-store.js';
+import { decodeStored, withResourceVersion } from '../registry/stored-object.js';
+import { badRequest, StatusError, tooOldResourceVersion } from '../status.js';
+import { apiVersionOf } from './list-body.js';
+
+export interface WatchRequest {
+  readonly namespace: string;
+  readonly resourceVersion: string | undefined;
+  readonly resourceVersionMatch: string | undefined;
+  readonly sendInitialEvents: boolean;
+  readonly allowBookmarks: boolean;
+  readonly timeoutSeconds: number | undefined;
+  readonly filter: ((object: KubeObject) => boolean) | undefined;
+}
+
+/** kube-apiserver's default watch timeout is 30-60 minutes (min-request-timeout 1800 s, randomized). */
+const DEFAULT_TIMEOUT_SECONDS = 1800;
+const BOOKMARK_INTERVAL_MS = 60_000;
+
+type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/**
+ * Each store event is encoded once per event type and shared by every watcher that sends
+ * it: the text is computed lazily and cached on the event.
+ */
+const encoded = new WeakMap<WatchEvent, Partial<Record<EventType, string>>>();
+
+function encodeEvent(event: WatchEvent, type: EventType): string {
+  let cache = encoded.get(event);
+  if (!cache) {
+    cache = {};
+    encoded.set(event, cache);
+  }
+  let line = cache[type];
+  if (line === undefined) {
+    const source = event.type === 'delete' ? event.prevValue! : event.value!;
+    line = `{"type":"${type}","object":${withResourceVersion(source, event.revision)}}\n`;
+    cache[type] = line;
+  }
+  return line;
+}
+
+/** The watch event type a filtered watcher sees for one store event, if any. */
+function eventTypeFor(event: WatchEvent, filter: WatchRequest['filter']): EventType | undefined {
+  if (!filter) return event.type === 'create' ? 'ADDED' : event.type === 'update' ? 'MODIFIED' : 'DELETED';
+  const matchedBefore =
+    event.prevValue !== undefined && filter(decodeStored(event.prevValue, event.prevRevision ?? 0));
+  if (event.type === 'delete') return matchedBefore ? 'DELETED' : undefined;
+  const matchesNow = filter(decodeStored(event.value!, event.revision));
+  if (matchesNow) return matchedBefore ? 'MODIFIED' : 'ADDED';
+  // An object that stops matching leaves this watcher's view: a DELETED with its new state.
+  return matchedBefore ? 'DELETED' : undefined;
+}
+
+function statusEvent(error: StatusError): string {
+  return `${JSON.stringify({ type: 'ERROR', object: error.toStatus() })}\n`;
+}
+
+/**
+ * Serves a watch: optional initial state as ADDED events, then every change after the
+ * starting revision as chunked JSON, with bookmarks when asked for, until the timeout or
+ * the client goes away.
+ */
+export async function serveWatch(
+  ctx: RequestContext,
+  resources: ResourceStore,
+  store: Store,
+  request: WatchRequest,
+): Promise<void> {
+  const res = responseStream(ctx.res);
+  const info = resources.info;
+  const rv = request.resourceVersion;
+  const initialEvents = request.sendInitialEvents || rv === undefined || rv === '' || rv === '0';
+  if (request.sendInitialEvents && request.resourceVersionMatch !== 'NotOlderThan') {
+    throw badRequest('sendInitialEvents is forbidden for watch unless resourceVersionMatch=NotOlderThan');
+  }
+  let startRevision: number;
+  const lines: string[] = [];
+  if (initialEvents) {
+    const page = await resources.list(request.namespace, {});
+    startRevision = page.revision;
+    for (const text of page.items) {
+      if (request.filter && !request.filter(JSON.parse(text) as KubeObject)) continue;
+      lines.push(`{"type":"ADDED","object":${text}}\n`);
+    }
+  } else {
+    if (!/^[0-9]+$/.test(rv)) throw badRequest(`invalid resource version: ${JSON.stringify(rv)}`);
+    startRevision = Number(rv);
+  }
+
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+  const bookmark = (revision: number, annotations?: Record<string, string>): string =>
+    `${JSON.stringify({
+      type: 'BOOKMARK',
+      object: {
+        kind: info.kind,
+        apiVersion: apiVersionOf(info),
+        metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) },
+      },
+    })}\n`;
+  if (request.sendInitialEvents && request.allowBookmarks) {
+    lines.push(bookmark(startRevision, { 'k8s.io/initial-events-end': 'true' }));
+  }
+
+  let watch: ReturnType<Store['watch']>;
+  try {
+    watch = store.watch(resources.prefix(request.namespace), { afterRevision: startRevision, prefix: true });
+  } catch (error) {
+    if (!(error instanceof CompactedError)) throw error;
+    res.end(statusEvent(tooOldResourceVersion(startRevision, error.compactedRevision)));
+    return;
+  }
+  if (lines.length > 0) res.write(lines.join(''));
+
+  const timeoutMs = (request.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  let lastRevision = startRevision;
+  const timer = setTimeout(() => watch.close(), timeoutMs);
+  const bookmarks = request.allowBookmarks
+    ? setInterval(() => {
+        if (lastRevision < store.currentRevision()) lastRevision = store.currentRevision();
+        res.write(bookmark(lastRevision));
+      }, BOOKMARK_INTERVAL_MS)
+    : undefined;
+  const onClose = (): void => watch.close();
+  ctx.req.on('close', onClose);
+  try {
+    for await (const batch of watch) {
+      let chunk = '';
+      for (const event of batch) {
+        const type = eventTypeFor(event, request.filter);
+        if (type !== undefined) chunk += encodeEvent(event, type);
+      }
+      lastRevision = batch[batch.length - 1]!.revision;
+      if (chunk !== '' && !res.write(chunk)) {
+        // Slow client: wait for the socket instead of buffering; the store keeps our place.
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          ctx.req.once('close', resolve);
+        });
+      }
+    }
+  } catch (error) {
+    if (error instanceof CompactedError) {
+      res.write(statusEvent(tooOldResourceVersion(watch.lastRevision, error.compactedRevision)));
+    } else if (error instanceof StatusError) {
+      res.write(statusEvent(error));
+    }
+  } finally {
+    clearTimeout(timer);
+    if (bookmarks) clearInterval(bookmarks);
+    ctx.req.off('close', onClose);
+    watch.close();
+    if (!res.writableEnded) res.end();
+  }
+}

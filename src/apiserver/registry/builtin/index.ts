@@ -1,0 +1,61 @@
+import type { ResourceInfo } from '../../../api/resources/types.js';
+import type { Store } from '../../../storage/index.js';
+import { makeStrategy, type Strategy } from '../strategy.js';
+import { SELECTABLE_FIELDS } from './field-selectors.js';
+import { namespaceStrategy } from './namespaces.js';
+import { podStrategy } from './pods.js';
+import { ServiceAllocator, serviceStrategy } from './services.js';
+
+/** Resources whose strategies start metadata.generation at 1 and bump it on spec changes. */
+const TRACKS_GENERATION = new Set([
+  'apps/Deployment',
+  'apps/ReplicaSet',
+  'apps/StatefulSet',
+  'apps/DaemonSet',
+  'batch/Job',
+  'batch/CronJob',
+  '/ReplicationController',
+  'networking.k8s.io/Ingress',
+  'networking.k8s.io/NetworkPolicy',
+  'policy/PodDisruptionBudget',
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration',
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration',
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy',
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding',
+  'apiextensions.k8s.io/CustomResourceDefinition',
+  'flowcontrol.apiserver.k8s.io/FlowSchema',
+  'flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration',
+]);
+
+/** Resources that PUT may create (AllowCreateOnUpdate in their strategies). */
+const CREATE_ON_UPDATE = new Set([
+  '/Endpoints',
+  '/Event',
+  'coordination.k8s.io/Lease',
+  'events.k8s.io/Event',
+]);
+
+export interface BuiltinStrategies {
+  strategyFor(info: ResourceInfo): Strategy;
+}
+
+export function builtinStrategies(store: Store): BuiltinStrategies {
+  const allocator = new ServiceAllocator(store);
+  const overrides: Record<string, Partial<Strategy>> = {
+    '/Namespace': namespaceStrategy,
+    '/Pod': podStrategy,
+    '/Service': serviceStrategy(allocator),
+  };
+  return {
+    strategyFor(info) {
+      const id = `${info.group}/${info.kind}`;
+      const fields = SELECTABLE_FIELDS[id];
+      return makeStrategy(info, {
+        tracksGeneration: TRACKS_GENERATION.has(id),
+        allowCreateOnUpdate: CREATE_ON_UPDATE.has(id),
+        ...(fields ? { selectableFields: fields } : {}),
+        ...overrides[id],
+      });
+    },
+  };
+}

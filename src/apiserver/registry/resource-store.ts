@@ -1,0 +1,531 @@
+import type { KubeObject } from '../../api/object.js';
+import type { ResourceInfo } from '../../api/resources/types.js';
+import { fieldForbidden } from '../../api/selectors/field-errors.js';
+import type { FieldSelector, LabelSelector } from '../../api/selectors/index.js';
+import {
+  CompactedError,
+  ConflictError,
+  FutureRevisionError,
+  InvalidContinueError,
+  KeyExistsError,
+  KeyNotFoundError,
+  type Store,
+} from '../../storage/index.js';
+import {
+  alreadyExists,
+  badRequest,
+  CONTINUE_EXPIRED_MESSAGE,
+  conflict,
+  type GroupResource,
+  invalid,
+  notFound,
+  OPTIMISTIC_LOCK_MESSAGE,
+  resourceExpired,
+  StatusError,
+  tooLargeResourceVersion,
+  tooOldResourceVersion,
+} from '../status.js';
+import { generateName, metaOf, newUid, specChanged, timestamp } from './object-meta.js';
+import { decodeStored, encodeForStorage, withResourceVersion } from './stored-object.js';
+import type { Strategy } from './strategy.js';
+
+export interface WriteOptions {
+  readonly dryRun?: boolean;
+}
+
+export interface UpdateOptions extends WriteOptions {
+  /** '' for the main resource, 'status' for the status subresource. */
+  readonly subresource?: string;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  readonly gracePeriodSeconds?: number;
+  readonly propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  readonly preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface ListOptions {
+  readonly labelSelector?: LabelSelector;
+  readonly fieldSelector?: FieldSelector;
+  readonly limit?: number;
+  readonly continue?: string;
+  readonly resourceVersion?: string;
+  readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+}
+
+export interface ListPage {
+  /** Each item as JSON text with its resourceVersion. */
+  readonly items: string[];
+  readonly revision: number;
+  readonly continue?: string;
+}
+
+export interface DeleteOutcome {
+  readonly object: KubeObject;
+  /** False when the object was only marked (finalizers or a grace period). */
+  readonly deleted: boolean;
+}
+
+/** Checks a namespaced create: the namespace must exist and not be terminating. */
+export type NamespaceCheck = (namespace: string, gr: GroupResource, name: string) => Promise<void>;
+
+const MAX_GENERATE_NAME_ATTEMPTS = 8;
+const MAX_CONFLICT_RETRIES = 16;
+
+/**
+ * The generic registry of one resource: create, read, update, delete, list and watch on
+ * top of the store, with Kubernetes' object-metadata rules and the resource's strategy.
+ * Stored objects carry no resourceVersion; reads add the store's modRevision.
+ */
+export class ResourceStore {
+  readonly groupResource: GroupResource;
+  private readonly root: string;
+
+  constructor(
+    readonly info: ResourceInfo,
+    readonly strategy: Strategy,
+    private readonly store: Store,
+    private readonly checkNamespace: NamespaceCheck,
+  ) {
+    this.groupResource = { group: info.group, resource: info.resource };
+    this.root = `/registry/${info.group === '' ? '' : `${info.group}/`}${info.resource}/`;
+  }
+
+  key(namespace: string, name: string): string {
+    return this.info.namespaced ? `${this.root}${namespace}/${name}` : `${this.root}${name}`;
+  }
+
+  /** The key prefix of a list: one namespace, or all of them when `namespace` is ''. */
+  prefix(namespace: string): string {
+    return this.info.namespaced && namespace !== '' ? `${this.root}${namespace}/` : this.root;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------
+
+  async getText(namespace: string, name: string): Promise<string> {
+    const kv = await this.store.get(this.key(namespace, name));
+    if (!kv) throw notFound(this.groupResource, name);
+    return withResourceVersion(kv.value, kv.modRevision);
+  }
+
+  async get(namespace: string, name: string): Promise<KubeObject> {
+    const kv = await this.store.get(this.key(namespace, name));
+    if (!kv) throw notFound(this.groupResource, name);
+    return decodeStored(kv.value, kv.modRevision);
+  }
+
+  async list(namespace: string, options: ListOptions = {}): Promise<ListPage> {
+    const revision = this.listRevision(options);
+    const filter = this.filterFor(options.labelSelector, options.fieldSelector);
+    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : undefined;
+    const prefix = this.prefix(namespace);
+    const items: string[] = [];
+    let token = options.continue;
+    let readRevision = revision;
+    // With a selector, keep reading pages until `limit` items match or the list ends.
+    for (;;) {
+      const page = await this.translate(() =>
+        this.store.list(prefix, {
+          limit,
+          continue: token,
+          revision: token === undefined ? readRevision : undefined,
+        }),
+      );
+      readRevision = page.revision;
+      for (const kv of page.items) {
+        if (filter && !filter(decodeStored(kv.value, kv.modRevision))) continue;
+        items.push(withResourceVersion(kv.value, kv.modRevision));
+      }
+      token = page.continue;
+      if (token === undefined || limit === undefined || items.length >= limit) break;
+    }
+    return { items, revision: readRevision, continue: token };
+  }
+
+  /** Resolves resourceVersion/resourceVersionMatch to a store revision (0: current). */
+  private listRevision(options: ListOptions): number {
+    const rv = options.resourceVersion;
+    if (options.continue !== undefined && rv !== undefined && rv !== '' && rv !== '0') {
+      throw badRequest('specifying resource version is not allowed when using continue');
+    }
+    if (options.resourceVersionMatch !== undefined && (rv === undefined || rv === '')) {
+      throw invalid('meta.k8s.io', 'ListOptions', '', [
+        fieldForbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden unless resourceVersion is provided',
+        ),
+      ]);
+    }
+    if (rv === undefined || rv === '' || rv === '0') {
+      if (options.resourceVersionMatch === 'Exact') {
+        throw invalid('meta.k8s.io', 'ListOptions', '', [
+          fieldForbidden(
+            'resourceVersionMatch',
+            'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+          ),
+        ]);
+      }
+      return 0;
+    }
+    const revision = parseResourceVersion(rv);
+    const current = this.store.currentRevision();
+    if (revision > current) throw tooLargeResourceVersion(revision, current);
+    if (options.resourceVersionMatch === 'Exact') {
+      const compacted = this.store.compactedRevision();
+      if (revision < compacted) throw tooOldResourceVersion(revision, compacted);
+      return revision;
+    }
+    // NotOlderThan (or no match given): the current state is never older.
+    return 0;
+  }
+
+  /** A predicate for label and field selectors, or undefined when there are none. */
+  filterFor(
+    labelSelector: LabelSelector | undefined,
+    fieldSelector: FieldSelector | undefined,
+  ): ((object: KubeObject) => boolean) | undefined {
+    const labels = labelSelector && !labelSelector.isEmpty() ? labelSelector : undefined;
+    const fields = fieldSelector && !fieldSelector.isEmpty() ? fieldSelector : undefined;
+    if (!labels && !fields) return undefined;
+    return (object) => {
+      if (labels && !labels.matches(object.metadata?.labels)) return false;
+      if (fields) {
+        const values = this.fieldValues(object);
+        if (!fields.matches((field) => values[field])) return false;
+      }
+      return true;
+    };
+  }
+
+  fieldValues(object: KubeObject): Record<string, string> {
+    return {
+      'metadata.name': object.metadata?.name ?? '',
+      ...(this.info.namespaced ? { 'metadata.namespace': object.metadata?.namespace ?? '' } : {}),
+      ...this.strategy.selectableFields(object),
+    };
+  }
+
+  // ---- writes --------------------------------------------------------------------------
+
+  async create(namespace: string, object: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
+    const meta = metaOf(object);
+    if (this.info.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    this.strategy.defaults(object);
+    await this.strategy.prepareForCreate(object);
+    this.fillCreateMetadata(object);
+    const generating = !meta.name && meta.generateName;
+    if (generating) meta.name = generateName(meta.generateName!);
+    const errors = this.strategy.validateCreate(object);
+    if (errors.length > 0) throw invalid(this.info.group, this.info.kind, meta.name ?? '', errors);
+    if (this.info.namespaced) await this.checkNamespace(namespace, this.groupResource, meta.name!);
+    if (options.dryRun) {
+      if (await this.store.get(this.key(namespace, meta.name!)))
+        throw alreadyExists(this.groupResource, meta.name!);
+      return object;
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const kv = await this.store.create(this.key(namespace, meta.name!), encodeForStorage(object));
+        meta.resourceVersion = String(kv.modRevision);
+        return object;
+      } catch (error) {
+        if (!(error instanceof KeyExistsError)) throw error;
+        // generateName: a collision picks another suffix, as kube-apiserver retries.
+        if (!generating || attempt >= MAX_GENERATE_NAME_ATTEMPTS)
+          throw alreadyExists(this.groupResource, meta.name!);
+        meta.name = generateName(meta.generateName!);
+      }
+    }
+  }
+
+  private fillCreateMetadata(object: KubeObject): void {
+    const meta = metaOf(object);
+    meta.uid = newUid();
+    meta.creationTimestamp = timestamp();
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    if (this.strategy.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+  }
+
+  /**
+   * PUT: replaces the object. A resourceVersion in the body makes it conditional; without
+   * one the update applies to whatever is current. On the status subresource only status
+   * changes; on the main resource status is kept (for resources with a status subresource).
+   */
+  async update(
+    namespace: string,
+    name: string,
+    object: KubeObject,
+    options: UpdateOptions = {},
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const meta = metaOf(object);
+    if (meta.name !== undefined && meta.name !== name) {
+      throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+    }
+    meta.name = name;
+    const requestedVersion = meta.resourceVersion;
+    const kv = await this.store.get(this.key(namespace, name));
+    if (!kv) {
+      if (!this.strategy.allowCreateOnUpdate || options.subresource) throw notFound(this.groupResource, name);
+      return { object: await this.create(namespace, object, options), created: true };
+    }
+    return {
+      object: await this.guaranteedUpdate(namespace, name, () => object, {
+        ...options,
+        expectedVersion: requestedVersion,
+      }),
+      created: false,
+    };
+  }
+
+  /**
+   * Read-modify-write with optimistic concurrency: `mutate` gets the current object and
+   * returns the desired one; a conflicting write in between retries, unless the caller
+   * pinned a resourceVersion, which is then a 409 Conflict.
+   */
+  async guaranteedUpdate(
+    namespace: string,
+    name: string,
+    mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
+    options: UpdateOptions & { expectedVersion?: string } = {},
+  ): Promise<KubeObject> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.store.get(key);
+      if (!kv) throw notFound(this.groupResource, name);
+      const current = decodeStored(kv.value, kv.modRevision);
+      const pinned = options.expectedVersion !== undefined && options.expectedVersion !== '';
+      if (pinned && options.expectedVersion !== String(kv.modRevision)) {
+        throw conflict(this.groupResource, name, OPTIMISTIC_LOCK_MESSAGE);
+      }
+      const desired = await mutate(structuredClone(current));
+      const next = this.prepareUpdate(desired, current, options.subresource ?? '');
+      const unchanged = encodeForStorage(next) === kv.value;
+      if (unchanged || options.dryRun) {
+        metaOf(next).resourceVersion = String(kv.modRevision);
+        return next;
+      }
+      try {
+        if (this.finalizersDone(next)) {
+          await this.store.delete(key, { expectedRevision: kv.modRevision });
+          return next;
+        }
+        const result = await this.store.update(key, encodeForStorage(next), {
+          expectedRevision: kv.modRevision,
+        });
+        metaOf(next).resourceVersion = String(result.current.modRevision);
+        return next;
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+        if (pinned || attempt >= MAX_CONFLICT_RETRIES) {
+          throw conflict(this.groupResource, name, OPTIMISTIC_LOCK_MESSAGE);
+        }
+      }
+    }
+  }
+
+  /** An object marked for deletion whose last finalizer is gone is deleted by this write. */
+  private finalizersDone(object: KubeObject): boolean {
+    const meta = object.metadata ?? {};
+    return (
+      meta.deletionTimestamp !== undefined &&
+      (meta.finalizers ?? []).length === 0 &&
+      (meta.deletionGracePeriodSeconds ?? 0) === 0 &&
+      !this.strategy.finalizationPending(object)
+    );
+  }
+
+  private prepareUpdate(desired: KubeObject, current: KubeObject, subresource: string): KubeObject {
+    const next = desired;
+    const meta = metaOf(next);
+    const old = current.metadata ?? {};
+    // Fields the system owns are carried over from the stored object.
+    meta.name = old.name;
+    if (this.info.namespaced) meta.namespace = old.namespace;
+    else delete meta.namespace;
+    meta.uid = old.uid;
+    meta.creationTimestamp = old.creationTimestamp;
+    setOrDelete(meta, 'deletionTimestamp', old.deletionTimestamp);
+    setOrDelete(meta, 'deletionGracePeriodSeconds', old.deletionGracePeriodSeconds);
+    setOrDelete(meta, 'generation', old.generation);
+    delete meta.selfLink;
+    next.apiVersion = current.apiVersion;
+    next.kind = current.kind;
+    if (subresource === 'status') {
+      // A status write changes status only (ResetObjectMetaForStatus and the status strategies).
+      const status = next.status;
+      const { status: _oldStatus, metadata: _oldMeta, ...rest } = current;
+      for (const field of Object.keys(next))
+        if (field !== 'metadata' && field !== 'status') delete next[field];
+      Object.assign(next, rest);
+      if (status === undefined) delete next.status;
+      else next.status = status;
+      setOrDelete(meta, 'labels', old.labels);
+      setOrDelete(meta, 'annotations', old.annotations);
+      setOrDelete(meta, 'finalizers', old.finalizers);
+      setOrDelete(meta, 'ownerReferences', old.ownerReferences);
+    } else {
+      this.strategy.defaults(next);
+      this.strategy.prepareForUpdate(next, current);
+      if (this.strategy.tracksGeneration && specChanged(next, current))
+        meta.generation = (old.generation ?? 0) + 1;
+    }
+    if (old.deletionTimestamp !== undefined) {
+      // Once deleting, finalizers can only be removed (kube-apiserver: "no new finalizers can be added").
+      const added = (meta.finalizers ?? []).filter((f) => !(old.finalizers ?? []).includes(f));
+      if (added.length > 0) {
+        throw invalid(this.info.group, this.info.kind, old.name ?? '', [
+          fieldForbidden(
+            'metadata.finalizers',
+            'no new finalizers can be added if the object is being deleted, found new finalizers ' +
+              `[]string{${added.map((f) => `"${f}"`).join(', ')}}`,
+          ),
+        ]);
+      }
+    }
+    const errors = this.strategy.validateUpdate(next, current);
+    if (errors.length > 0) throw invalid(this.info.group, this.info.kind, old.name ?? '', errors);
+    return next;
+  }
+
+  // ---- delete --------------------------------------------------------------------------
+
+  async delete(namespace: string, name: string, options: DeleteOptions = {}): Promise<DeleteOutcome> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.store.get(key);
+      if (!kv) throw notFound(this.groupResource, name);
+      const current = decodeStored(kv.value, kv.modRevision);
+      this.checkPreconditions(current, options.preconditions);
+      const next = structuredClone(current);
+      const meta = metaOf(next);
+      const finalizers = new Set(meta.finalizers ?? []);
+      if (options.propagationPolicy === 'Orphan') {
+        finalizers.add('orphan');
+        finalizers.delete('foregroundDeletion');
+      } else if (options.propagationPolicy === 'Foreground') {
+        finalizers.add('foregroundDeletion');
+        finalizers.delete('orphan');
+      } else if (options.propagationPolicy === 'Background') {
+        finalizers.delete('orphan');
+        finalizers.delete('foregroundDeletion');
+      }
+      const grace = this.strategy.gracePeriodSeconds(current, options.gracePeriodSeconds);
+      const alreadyDeleting = meta.deletionTimestamp !== undefined;
+      const pending = this.strategy.finalizationPending(current);
+      if (finalizers.size === 0 && grace === 0 && !pending) {
+        if (options.dryRun) return { object: current, deleted: true };
+        try {
+          const result = await this.store.delete(key, { expectedRevision: kv.modRevision });
+          meta.resourceVersion = String(result.revision);
+          return { object: current, deleted: true };
+        } catch (error) {
+          if (error instanceof ConflictError && attempt < MAX_CONFLICT_RETRIES) continue;
+          if (error instanceof KeyNotFoundError) throw notFound(this.groupResource, name);
+          throw error;
+        }
+      }
+      // Graceful: mark the object; its finalizers' owners or its kubelet finish the delete.
+      const now = Date.now();
+      const previousGrace = meta.deletionGracePeriodSeconds;
+      if (!alreadyDeleting || (previousGrace !== undefined && grace < previousGrace)) {
+        meta.deletionTimestamp = timestamp(new Date(now + grace * 1000));
+        meta.deletionGracePeriodSeconds = grace;
+        if (meta.generation !== undefined) meta.generation += 1;
+      }
+      this.strategy.markDeleting(next);
+      if (finalizers.size > 0) meta.finalizers = [...finalizers];
+      else delete meta.finalizers;
+      if (encodeForStorage(next) === kv.value || options.dryRun) return { object: next, deleted: false };
+      try {
+        const result = await this.store.update(key, encodeForStorage(next), {
+          expectedRevision: kv.modRevision,
+        });
+        meta.resourceVersion = String(result.current.modRevision);
+        return { object: next, deleted: false };
+      } catch (error) {
+        if (error instanceof ConflictError && attempt < MAX_CONFLICT_RETRIES) continue;
+        throw error;
+      }
+    }
+  }
+
+  private checkPreconditions(object: KubeObject, preconditions: DeleteOptions['preconditions']): void {
+    if (!preconditions) return;
+    const meta = object.metadata ?? {};
+    if (preconditions.uid !== undefined && preconditions.uid !== meta.uid) {
+      throw conflict(
+        this.groupResource,
+        meta.name ?? '',
+        `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${meta.uid}`,
+      );
+    }
+    if (
+      preconditions.resourceVersion !== undefined &&
+      preconditions.resourceVersion !== meta.resourceVersion
+    ) {
+      throw conflict(
+        this.groupResource,
+        meta.name ?? '',
+        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
+      );
+    }
+  }
+
+  async deleteCollection(
+    namespace: string,
+    listOptions: ListOptions,
+    deleteOptions: DeleteOptions,
+  ): Promise<KubeObject[]> {
+    const { items } = await this.list(namespace, { ...listOptions, limit: undefined, continue: undefined });
+    const deleted: KubeObject[] = [];
+    for (const text of items) {
+      const object = JSON.parse(text) as KubeObject;
+      try {
+        const outcome = await this.delete(
+          object.metadata?.namespace ?? '',
+          object.metadata?.name ?? '',
+          deleteOptions,
+        );
+        deleted.push(outcome.object);
+      } catch (error) {
+        // Deleted meanwhile by someone else: that is the desired end state.
+        if (!(error instanceof StatusError && error.code === 404)) throw error;
+      }
+    }
+    return deleted;
+  }
+
+  /** Maps store errors met while listing to the Status Kubernetes answers with. */
+  private async translate<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof CompactedError) throw resourceExpired(CONTINUE_EXPIRED_MESSAGE);
+      if (error instanceof InvalidContinueError) throw badRequest(error.message);
+      if (error instanceof FutureRevisionError) {
+        throw tooLargeResourceVersion(error.requestedRevision, error.currentRevision);
+      }
+      throw error;
+    }
+  }
+}
+
+function setOrDelete<K extends keyof NonNullable<KubeObject['metadata']>>(
+  meta: NonNullable<KubeObject['metadata']>,
+  field: K,
+  value: NonNullable<KubeObject['metadata']>[K],
+): void {
+  if (value === undefined) delete meta[field];
+  else meta[field] = value;
+}
+
+/** Parses a resourceVersion parameter; Kubernetes answers 400 for a non-numeric one. */
+export function parseResourceVersion(value: string): number {
+  if (!/^[0-9]+$/.test(value)) throw badRequest(`invalid resource version: ${JSON.stringify(value)}`);
+  return Number(value);
+}

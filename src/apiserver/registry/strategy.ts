@@ -1,0 +1,62 @@
+import type { KubeObject } from '../../api/object.js';
+import type { ResourceInfo } from '../../api/resources/types.js';
+import type { FieldError } from '../../api/selectors/field-errors.js';
+
+/**
+ * What differs between resources in the generic create/update/delete flow, in the spirit
+ * of kube-apiserver's RESTCreateStrategy/RESTUpdateStrategy. Everything else is shared.
+ */
+export interface Strategy {
+  /** Whether `metadata.generation` starts at 1 and is bumped on spec changes. */
+  readonly tracksGeneration: boolean;
+  /** Whether PUT may create a missing object. */
+  readonly allowCreateOnUpdate: boolean;
+  /** Whether the resource has a `status` subresource (status is then ignored on main-resource writes). */
+  readonly hasStatus: boolean;
+  /** Fills defaults in place (SetDefaults_*). */
+  defaults(object: KubeObject): void;
+  /** Adjusts a new object before validation, e.g. resets its status or allocates an IP. */
+  prepareForCreate(object: KubeObject): void | Promise<void>;
+  /** Adjusts an update of the main resource before validation, e.g. keeps the old status. */
+  prepareForUpdate(object: KubeObject, old: KubeObject): void;
+  validateCreate(object: KubeObject): FieldError[];
+  validateUpdate(object: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * The grace period for a delete: 0 deletes at once; more marks the object with a
+   * deletionTimestamp and leaves the final delete to its owner (the kubelet, for pods).
+   */
+  gracePeriodSeconds(object: KubeObject, requested: number | undefined): number;
+  /** Values of the fields a field selector may use, beyond metadata.name and metadata.namespace. */
+  selectableFields(object: KubeObject): Record<string, string>;
+  /** Whether something other than metadata.finalizers holds a marked object back (namespaces' spec.finalizers). */
+  finalizationPending(object: KubeObject): boolean;
+  /** Adjusts an object being marked for deletion (namespaces turn Terminating). */
+  markDeleting(object: KubeObject): void;
+}
+
+/** Builds a strategy from the generic defaults plus per-kind overrides. */
+export function makeStrategy(info: ResourceInfo, overrides: Partial<Strategy> = {}): Strategy {
+  const hasStatus = info.subresources.some((s) => s.name === 'status');
+  return {
+    tracksGeneration: false,
+    allowCreateOnUpdate: false,
+    hasStatus,
+    defaults: () => {},
+    prepareForCreate: (object) => {
+      if (hasStatus) delete object.status;
+    },
+    prepareForUpdate: (object, old) => {
+      if (hasStatus) {
+        if (old.status === undefined) delete object.status;
+        else object.status = old.status;
+      }
+    },
+    validateCreate: () => [],
+    validateUpdate: () => [],
+    gracePeriodSeconds: () => 0,
+    selectableFields: () => ({}),
+    finalizationPending: () => false,
+    markDeleting: () => {},
+    ...overrides,
+  };
+}

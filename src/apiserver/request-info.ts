@@ -1,0 +1,121 @@
+/**
+ * What a request is about, parsed from method and path the way kube-apiserver's
+ * RequestInfoFactory does: resource requests under /api and /apis, everything else a
+ * non-resource path.
+ */
+
+export type ResourceVerb =
+  | 'get'
+  | 'list'
+  | 'watch'
+  | 'create'
+  | 'update'
+  | 'patch'
+  | 'delete'
+  | 'deletecollection';
+
+export interface ResourceRequestInfo {
+  readonly isResourceRequest: true;
+  readonly verb: ResourceVerb;
+  readonly group: string;
+  readonly version: string;
+  /** '' for cluster-scoped requests or lists across all namespaces. */
+  readonly namespace: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly name: string;
+  readonly path: string;
+}
+
+export interface NonResourceRequestInfo {
+  readonly isResourceRequest: false;
+  readonly verb: string;
+  readonly path: string;
+}
+
+export type RequestInfo = ResourceRequestInfo | NonResourceRequestInfo;
+
+const NON_RESOURCE_VERBS: Record<string, string> = {
+  GET: 'get',
+  HEAD: 'head',
+  POST: 'post',
+  PUT: 'put',
+  PATCH: 'patch',
+  DELETE: 'delete',
+  OPTIONS: 'options',
+};
+
+export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+  const nonResource: NonResourceRequestInfo = {
+    isResourceRequest: false,
+    verb: NON_RESOURCE_VERBS[method] ?? method.toLowerCase(),
+    path,
+  };
+  const parts = path.split('/').filter((part) => part !== '');
+  let rest: string[];
+  let group: string;
+  if (parts[0] === 'api') {
+    if (parts.length < 3) return nonResource;
+    group = '';
+    rest = parts.slice(1);
+  } else if (parts[0] === 'apis') {
+    if (parts.length < 4) return nonResource;
+    group = parts[1]!;
+    rest = parts.slice(2);
+  } else {
+    return nonResource;
+  }
+  const version = rest[0]!;
+  rest = rest.slice(1);
+
+  let watchPath = false;
+  if (rest[0] === 'watch') {
+    // Deprecated /watch/ paths: still served, as a watch.
+    watchPath = true;
+    rest = rest.slice(1);
+  }
+
+  let namespace = '';
+  if (rest[0] === 'namespaces') {
+    if (rest.length > 1) {
+      namespace = rest[1]!;
+      // /namespaces/<name> and /namespaces/<name>/{status,finalize} address the namespace itself.
+      if (rest.length === 2 || (rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))) {
+        rest = ['namespaces', namespace, ...rest.slice(2)];
+      } else {
+        rest = rest.slice(2);
+      }
+    }
+  }
+  const [resource = '', name = '', subresource = '', ...extra] = rest;
+  if (resource === '' || extra.length > 0) return nonResource;
+  // The namespace of a namespace is the namespace itself, as kube-apiserver reports it.
+
+  let verb: ResourceVerb;
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      if (watchPath || isTrue(query.get('watch'))) verb = 'watch';
+      else verb = name === '' ? 'list' : 'get';
+      break;
+    case 'POST':
+      verb = 'create';
+      break;
+    case 'PUT':
+      verb = 'update';
+      break;
+    case 'PATCH':
+      verb = 'patch';
+      break;
+    case 'DELETE':
+      verb = name === '' ? 'deletecollection' : 'delete';
+      break;
+    default:
+      return nonResource;
+  }
+  return { isResourceRequest: true, verb, group, version, namespace, resource, subresource, name, path };
+}
+
+function isTrue(value: string | null): boolean {
+  return value === 'true' || value === '1';
+}

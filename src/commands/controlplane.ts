@@ -1,0 +1,39 @@
+import { Command, Flags } from '@oclif/core';
+import { startControlPlane } from '../controlplane/control-plane.js';
+
+export default class ControlPlane extends Command {
+  static override hidden = true;
+  static override description = 'Run a cluster control plane in the foreground (started by `tkube up`)';
+
+  static override flags = {
+    'state-dir': Flags.string({ required: true, description: "the cluster's state directory" }),
+    'api-port': Flags.integer({ required: true, min: 0, max: 65535, description: 'the API server port' }),
+    'bind-address': Flags.string({
+      multiple: true,
+      description: 'an address to listen on (default 127.0.0.1)',
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ControlPlane);
+    const started = Date.now();
+    const running = await startControlPlane({
+      stateDir: flags['state-dir'],
+      apiPort: flags['api-port'],
+      bindAddresses: flags['bind-address'],
+    });
+    this.log(`control plane serving on port ${running.port} (ready in ${Date.now() - started} ms)`);
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        this.log(`received ${signal}, shutting down`);
+        running.stop().then(resolve, (error: unknown) => {
+          console.error(error);
+          resolve();
+        });
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    this.log('control plane stopped');
+  }
+}
