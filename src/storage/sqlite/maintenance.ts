@@ -25,7 +25,7 @@ const EXPIRY_STEP = 1000;
  */
 const FREE_PAGES_TOLERATED = 16;
 const FREE_FRACTION_TOLERATED = 1 / 16;
-const WAL_BYTES_TOLERATED_WHILE_BUSY = 4 * 1024 * 1024;
+const WAL_BYTES_TOLERATED_WHILE_BUSY = 8 * 1024 * 1024;
 
 /**
  * The background work that keeps the store bounded: TTL expiry, compaction of history
