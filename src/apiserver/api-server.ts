@@ -18,7 +18,6 @@ export type PathHandler = (ctx: RequestContext) => void | Promise<void>;
 
 export interface ApiServerOptions {
   readonly store: Store;
-  readonly renderTable: ResourceHandlerDeps['renderTable'];
   readonly patchSchemaFor: ResourceHandlerDeps['patchSchemaFor'];
   /** Non-resource paths by exact path (discovery, openapi, version ...). */
   readonly paths?: Readonly<Record<string, PathHandler>>;
@@ -42,7 +41,6 @@ export class ApiServer {
   constructor(private readonly options: ApiServerOptions) {
     this.handler = new ResourceHandler({
       store: options.store,
-      renderTable: options.renderTable,
       patchSchemaFor: options.patchSchemaFor,
     });
     const strategies = builtinStrategies(options.store);

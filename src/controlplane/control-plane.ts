@@ -7,7 +7,6 @@ import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';
 import { ensureClusterPki } from '../pki/cluster-pki.js';
 import { SqliteStore } from '../storage/index.js';
 import { bootstrapCluster } from './bootstrap.js';
-import { defaultTable } from './default-table.js';
 
 export interface ControlPlaneOptions {
   /** The cluster's state directory: pki/, state.db. */
@@ -36,7 +35,6 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   let ready = false;
   const apiServer = new ApiServer({
     store,
-    renderTable: (_info, objects, includeObject) => defaultTable(objects, includeObject),
     patchSchemaFor: patchSchemaForKind,
     paths: options.paths,
     ready: () => ready,

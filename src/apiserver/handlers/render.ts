@@ -1,41 +1,29 @@
 import type { KubeObject } from '../../api/object.js';
 import type { ResourceInfo } from '../../api/resources/types.js';
 import type { Rendering } from '../http/negotiate.js';
-import { apiVersionOf, listKind } from './list-body.js';
-
-/** Renders objects as a meta.k8s.io/v1 Table; provided by the printers. */
-export type TableRenderer = (
-  info: ResourceInfo,
-  objects: KubeObject[],
-  includeObject: 'None' | 'Object' | 'Metadata',
-) => { columnDefinitions: unknown[]; rows: unknown[] };
+import { printTable } from '../printers/index.js';
+import type { IncludeObjectPolicy } from '../printers/types.js';
 
 function partialMetadata(object: KubeObject): KubeObject {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata ?? {} };
 }
 
-export function includeObjectParam(value: string | null): 'None' | 'Object' | 'Metadata' {
-  return value === 'None' || value === 'Metadata' ? value : 'Object';
+/** `includeObject` as kubectl sends it; kube-apiserver's default is Metadata. */
+export function includeObjectParam(value: string | null): IncludeObjectPolicy {
+  return value === 'None' || value === 'Object' ? value : 'Metadata';
 }
 
-/** One object in the rendering the client negotiated. */
+/** One object (a get, or a watch event) in the rendering the client negotiated. */
 export function renderObject(
   rendering: Rendering,
   info: ResourceInfo,
   object: KubeObject,
-  renderTable: TableRenderer,
-  includeObject: 'None' | 'Object' | 'Metadata',
+  includeObject: IncludeObjectPolicy,
+  noHeaders = false,
 ): unknown {
-  if (rendering === 'PartialObjectMetadata') return partialMetadata(object);
-  if (rendering === 'Table') {
-    const table = renderTable(info, [object], includeObject);
-    return {
-      kind: 'Table',
-      apiVersion: 'meta.k8s.io/v1',
-      metadata: { resourceVersion: object.metadata?.resourceVersion },
-      ...table,
-    };
-  }
+  if (rendering === 'PartialObjectMetadata' || rendering === 'PartialObjectMetadataList')
+    return partialMetadata(object);
+  if (rendering === 'Table') return printTable(info.group, info.kind, [object], { includeObject, noHeaders });
   return object;
 }
 
@@ -44,19 +32,12 @@ export function renderList(
   rendering: Rendering,
   info: ResourceInfo,
   items: readonly string[],
-  metadata: Record<string, string>,
-  renderTable: TableRenderer,
-  includeObject: 'None' | 'Object' | 'Metadata',
+  metadata: { resourceVersion: string; continue?: string },
+  includeObject: IncludeObjectPolicy,
 ): unknown {
   const objects = items.map((text) => JSON.parse(text) as KubeObject);
-  if (rendering === 'Table') {
-    return {
-      kind: 'Table',
-      apiVersion: 'meta.k8s.io/v1',
-      metadata,
-      ...renderTable(info, objects, includeObject),
-    };
-  }
+  if (rendering === 'Table')
+    return printTable(info.group, info.kind, objects, { includeObject, listMeta: metadata });
   return {
     kind: 'PartialObjectMetadataList',
     apiVersion: 'meta.k8s.io/v1',
@@ -64,5 +45,3 @@ export function renderList(
     items: objects.map(partialMetadata),
   };
 }
-
-export { apiVersionOf, listKind };

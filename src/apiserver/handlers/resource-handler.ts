@@ -25,12 +25,11 @@ import {
   unsupportedMediaType,
 } from '../status.js';
 import { listBodyText } from './list-body.js';
-import { includeObjectParam, renderList, renderObject, type TableRenderer } from './render.js';
+import { includeObjectParam, renderList, renderObject } from './render.js';
 import { serveWatch } from './watch.js';
 
 export interface ResourceHandlerDeps {
   readonly store: Store;
-  readonly renderTable: TableRenderer;
   /** The strategic-merge-patch schema of a built-in kind; undefined for custom resources. */
   patchSchemaFor(group: string, version: string, kind: string): PatchSchema | undefined;
 }
@@ -67,6 +66,8 @@ export class ResourceHandler {
           allowBookmarks: ctx.query.get('allowWatchBookmarks') === 'true',
           timeoutSeconds: numberParam(ctx.query, 'timeoutSeconds'),
           filter: resources.filterFor(...this.selectors(ctx, resources)),
+          rendering: negotiate(ctx.headers.accept, true),
+          includeObject: includeObjectParam(ctx.query.get('includeObject')),
         });
       case 'create': {
         const body = parseJsonObject(await readBody(ctx.req));
@@ -142,11 +143,7 @@ export class ResourceHandler {
     if (rendering === 'object') return sendJsonText(ctx.res, 200, await resources.getText(namespace, name));
     const object = await resources.get(namespace, name);
     const includeObject = includeObjectParam(ctx.query.get('includeObject'));
-    return sendJson(
-      ctx.res,
-      200,
-      renderObject(rendering, resources.info, object, this.deps.renderTable, includeObject),
-    );
+    return sendJson(ctx.res, 200, renderObject(rendering, resources.info, object, includeObject));
   }
 
   private async list(ctx: RequestContext, resources: ResourceStore, namespace: string) {
@@ -159,14 +156,12 @@ export class ResourceHandler {
         listBodyText(resources.info, page.items, page.revision, page.continue),
       );
     }
-    const metadata: Record<string, string> = { resourceVersion: String(page.revision) };
-    if (page.continue) metadata.continue = page.continue;
+    const metadata = {
+      resourceVersion: String(page.revision),
+      ...(page.continue ? { continue: page.continue } : {}),
+    };
     const includeObject = includeObjectParam(ctx.query.get('includeObject'));
-    return sendJson(
-      ctx.res,
-      200,
-      renderList(rendering, resources.info, page.items, metadata, this.deps.renderTable, includeObject),
-    );
+    return sendJson(ctx.res, 200, renderList(rendering, resources.info, page.items, metadata, includeObject));
   }
 
   private listOptions(ctx: RequestContext, resources: ResourceStore): ListOptions {

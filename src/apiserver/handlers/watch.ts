@@ -1,10 +1,13 @@
 import type { KubeObject } from '../../api/object.js';
 import { CompactedError, type Store, type WatchEvent } from '../../storage/index.js';
+import type { Rendering } from '../http/negotiate.js';
 import { type RequestContext, responseStream } from '../http/types.js';
+import type { IncludeObjectPolicy } from '../printers/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { decodeStored, withResourceVersion } from '../registry/stored-object.js';
 import { badRequest, StatusError, tooOldResourceVersion } from '../status.js';
 import { apiVersionOf } from './list-body.js';
+import { renderObject } from './render.js';
 
 export interface WatchRequest {
   readonly namespace: string;
@@ -14,6 +17,9 @@ export interface WatchRequest {
   readonly allowBookmarks: boolean;
   readonly timeoutSeconds: number | undefined;
   readonly filter: ((object: KubeObject) => boolean) | undefined;
+  /** 'Table' for `kubectl get -w`: each event's object becomes a one-row Table. */
+  readonly rendering: Rendering;
+  readonly includeObject: IncludeObjectPolicy;
 }
 
 /** kube-apiserver's default watch timeout is 30-60 minutes (min-request-timeout 1800 s, randomized). */
@@ -78,19 +84,33 @@ export async function serveWatch(
     throw badRequest('sendInitialEvents is forbidden for watch unless resourceVersionMatch=NotOlderThan');
   }
   let startRevision: number;
-  const lines: string[] = [];
+  const initialObjects: string[] = [];
   if (initialEvents) {
     const page = await resources.list(request.namespace, {});
     startRevision = page.revision;
     for (const text of page.items) {
       if (request.filter && !request.filter(JSON.parse(text) as KubeObject)) continue;
-      lines.push(`{"type":"ADDED","object":${text}}\n`);
+      initialObjects.push(text);
     }
   } else {
     if (!/^[0-9]+$/.test(rv)) throw badRequest(`invalid resource version: ${JSON.stringify(rv)}`);
     startRevision = Number(rv);
   }
 
+  // Plain JSON events are encoded once and shared; other renderings are per watcher.
+  let headersSent = false;
+  const render = (type: string, text: string): string => {
+    if (request.rendering === 'object') return `{"type":"${type}","object":${text}}\n`;
+    const object = renderObject(
+      request.rendering,
+      info,
+      JSON.parse(text) as KubeObject,
+      request.includeObject,
+      headersSent,
+    );
+    headersSent = true;
+    return `${JSON.stringify({ type, object })}\n`;
+  };
   res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
   const bookmark = (revision: number, annotations?: Record<string, string>): string =>
     `${JSON.stringify({
@@ -101,9 +121,6 @@ export async function serveWatch(
         metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) },
       },
     })}\n`;
-  if (request.sendInitialEvents && request.allowBookmarks) {
-    lines.push(bookmark(startRevision, { 'k8s.io/initial-events-end': 'true' }));
-  }
 
   let watch: ReturnType<Store['watch']>;
   try {
@@ -113,7 +130,11 @@ export async function serveWatch(
     res.end(statusEvent(tooOldResourceVersion(startRevision, error.compactedRevision)));
     return;
   }
-  if (lines.length > 0) res.write(lines.join(''));
+  let initial = initialObjects.map((text) => render('ADDED', text)).join('');
+  if (request.sendInitialEvents && request.allowBookmarks) {
+    initial += bookmark(startRevision, { 'k8s.io/initial-events-end': 'true' });
+  }
+  if (initial !== '') res.write(initial);
 
   const timeoutMs = (request.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
   let lastRevision = startRevision;
@@ -131,7 +152,17 @@ export async function serveWatch(
       let chunk = '';
       for (const event of batch) {
         const type = eventTypeFor(event, request.filter);
-        if (type !== undefined) chunk += encodeEvent(event, type);
+        if (type === undefined) continue;
+        chunk +=
+          request.rendering === 'object'
+            ? encodeEvent(event, type)
+            : render(
+                type,
+                withResourceVersion(
+                  event.type === 'delete' ? event.prevValue! : event.value!,
+                  event.revision,
+                ),
+              );
       }
       lastRevision = batch[batch.length - 1]!.revision;
       if (chunk !== '' && !res.write(chunk)) {
