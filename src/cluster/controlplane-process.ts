@@ -1,0 +1,159 @@
+// The control plane runs as a detached child of the same program (`tkube controlplane`), so it
+// outlives the `tkube up` that started it. Its pid is recorded in the state directory; before
+// signalling a recorded pid, tkube checks it still belongs to this cluster's control plane.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { errorCode } from './errors.js';
+import type { ClusterPaths } from './state.js';
+
+/** The program and leading arguments that start a control plane; tkube's flags follow them. */
+export interface ControlPlaneCommand {
+  file: string;
+  args: string[];
+}
+
+export interface ControlPlaneExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the program could not be started at all. */
+  error?: Error;
+}
+
+export interface StartedControlPlane {
+  pid: number;
+  /** Settles when the process ends (only observed while this process lives). */
+  exited: Promise<ControlPlaneExit>;
+  child: ChildProcess;
+}
+
+export type StopResult = 'not-running' | 'stopped' | 'killed';
+
+const DEFAULT_GRACE_PERIOD_MS = 10_000;
+const EXIT_POLL_INTERVAL_MS = 50;
+
+/** `node <package>/bin/run.js controlplane`: this very program's hidden command. */
+export function builtinControlPlaneCommand(): ControlPlaneCommand {
+  // dist/cluster and src/cluster are both two levels below the package root.
+  const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
+  return { file: process.execPath, args: [runJs, 'controlplane'] };
+}
+
+/** Starts the control plane detached, its output appended to the cluster's log file. */
+export function startControlPlane(
+  paths: ClusterPaths,
+  apiPort: number,
+  command: ControlPlaneCommand = builtinControlPlaneCommand(),
+): StartedControlPlane {
+  const log = openSync(paths.controlPlaneLog, 'a', 0o600);
+  let child: ChildProcess;
+  try {
+    child = spawn(command.file, [...command.args, '--state-dir', paths.dir, '--api-port', String(apiPort)], {
+      detached: true,
+      stdio: ['ignore', log, log],
+    });
+  } finally {
+    closeSync(log);
+  }
+  const exited = new Promise<ControlPlaneExit>((resolve) => {
+    child.once('error', (error) => resolve({ code: null, signal: null, error }));
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  child.unref();
+  if (child.pid === undefined) {
+    // spawn failed synchronously (e.g. the program is missing); 'error' carries the reason.
+    return { pid: -1, exited, child };
+  }
+  return { pid: child.pid, exited, child };
+}
+
+/** Whether `pid` names a live process (a zombie, already dead but not reaped, does not count). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if (errorCode(error) !== 'EPERM') return false;
+  }
+  const stat = readProcFile(pid, 'stat');
+  if (stat === undefined) return true;
+  // The state letter follows the command name, which is in parentheses and may contain anything.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state !== 'Z' && state !== 'X';
+}
+
+/**
+ * Whether `pid` is alive and is this cluster's control plane: where /proc exists, its command
+ * line must name the cluster's state directory, so a reused pid is never mistaken for it.
+ */
+export function isControlPlaneProcess(pid: number, paths: ClusterPaths): boolean {
+  if (!isProcessAlive(pid)) return false;
+  const cmdline = readProcFile(pid, 'cmdline');
+  if (cmdline === undefined) return true;
+  return cmdline.split('\0').includes(paths.dir);
+}
+
+/** SIGTERM, then SIGKILL to its whole process group if it has not exited after the grace period. */
+export async function stopControlPlane(
+  pid: number,
+  paths: ClusterPaths,
+  options: { gracePeriodMs?: number } = {},
+): Promise<StopResult> {
+  if (!isControlPlaneProcess(pid, paths)) return 'not-running';
+  signal(pid, 'SIGTERM');
+  if (await waitForExit(pid, options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS)) return 'stopped';
+  // Started detached, it leads its own process group: anything it started goes too.
+  if (!signal(-pid, 'SIGKILL')) signal(pid, 'SIGKILL');
+  await waitForExit(pid, DEFAULT_GRACE_PERIOD_MS);
+  return 'killed';
+}
+
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isProcessAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await sleep(EXIT_POLL_INTERVAL_MS);
+  }
+  return true;
+}
+
+function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readProcFile(pid: number, name: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${name}`, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The last `count` lines of a log file (empty when it is missing), read from its tail only. */
+export async function lastLogLines(file: string, count: number): Promise<string[]> {
+  const tailBytes = 64 * 1024;
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return [];
+    throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - tailBytes);
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    const lines = buffer.toString('utf8').split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    return lines.slice(-count);
+  } finally {
+    await handle.close();
+  }
+}

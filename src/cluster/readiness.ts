@@ -1,0 +1,81 @@
+// Asks the apiserver's /readyz over HTTPS, trusting only the cluster CA (anonymous access to
+// /readyz is allowed, as in Kubernetes).
+import { request } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LOOPBACK_ADDRESS } from './ports.js';
+
+export interface ReadyzResult {
+  ready: boolean;
+  /** `ok`, the HTTP status and body, or the connection error. */
+  detail: string;
+}
+
+const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
+const POLL_INTERVAL_MS = 100;
+
+/** One GET /readyz: ready when the answer is 200. */
+export function probeReadyz(
+  apiPort: number,
+  caCertificatePem: string,
+  timeoutMs = DEFAULT_PROBE_TIMEOUT_MS,
+): Promise<ReadyzResult> {
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        host: LOOPBACK_ADDRESS,
+        port: apiPort,
+        path: '/readyz',
+        method: 'GET',
+        ca: caCertificatePem,
+        timeout: timeoutMs,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          if (body.length < 4096) body += chunk;
+        });
+        res.on('end', () => {
+          const ready = res.statusCode === 200;
+          resolve({ ready, detail: ready ? body.trim() || 'ok' : `HTTP ${res.statusCode}: ${body.trim()}` });
+        });
+        res.on('error', (error) => resolve({ ready: false, detail: error.message }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs}ms`)));
+    req.on('error', (error) => resolve({ ready: false, detail: error.message }));
+    req.end();
+  });
+}
+
+export interface WaitForReadyzOptions {
+  apiPort: number;
+  caCertificatePem: string;
+  timeoutMs: number;
+  /** Stops waiting early: resolves to a reason when the server can no longer become ready. */
+  givenUp?: Promise<string>;
+  signal?: AbortSignal;
+}
+
+/** Polls /readyz until it answers 200; rejects with why it did not within the time limit. */
+export async function waitForReadyz(options: WaitForReadyzOptions): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  let givenUpReason: string | undefined;
+  void options.givenUp?.then((reason) => {
+    givenUpReason = reason;
+  });
+  let last: ReadyzResult = { ready: false, detail: 'not asked yet' };
+  for (;;) {
+    options.signal?.throwIfAborted();
+    if (givenUpReason !== undefined) throw new Error(givenUpReason);
+    last = await probeReadyz(options.apiPort, options.caCertificatePem);
+    if (last.ready) return;
+    if (givenUpReason !== undefined) throw new Error(givenUpReason);
+    if (Date.now() >= deadline) {
+      throw new Error(
+        `the API server was not ready after ${options.timeoutMs / 1000}s (last answer: ${last.detail})`,
+      );
+    }
+    await sleep(POLL_INTERVAL_MS, undefined, { signal: options.signal });
+  }
+}

@@ -1,0 +1,90 @@
+// `tkube status` and `tkube list`: what a cluster's record says, whether its control plane
+// process lives and whether its apiserver answers /readyz.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CLUSTER_PKI_FILE_NAMES } from '../pki/cluster-pki.js';
+import { isControlPlaneProcess } from './controlplane-process.js';
+import { ClusterError } from './errors.js';
+import { assertValidClusterName, kubeconfigContextName } from './name.js';
+import { probeReadyz } from './readiness.js';
+import {
+  type ClusterPaths,
+  clusterPaths,
+  type Environment,
+  listClusterNames,
+  loadClusterRecord,
+  readControlPlanePid,
+} from './state.js';
+
+/** Running: serving; NotReady: the process lives but /readyz fails; Stopped: no process. */
+export type ClusterState = 'Running' | 'NotReady' | 'Stopped';
+
+export interface ClusterStatus {
+  name: string;
+  state: ClusterState;
+  controlPlane: { running: boolean; pid: number | null };
+  apiServer: { url: string; ready: boolean; detail: string };
+  apiPort: number;
+  nodes: number;
+  context: string;
+  kubeconfigPath: string;
+  createdAt: string;
+  version: string;
+  kubernetesVersion: string;
+  stateDir: string;
+  logFile: string;
+}
+
+/** A `tkube list` row: a cluster's status, or why it could not be read. */
+export type ClusterListEntry = { name: string; status: ClusterStatus } | { name: string; problem: string };
+
+export async function clusterStatus(
+  name: string,
+  options: { env?: Environment } = {},
+): Promise<ClusterStatus> {
+  assertValidClusterName(name);
+  const paths = clusterPaths(name, options.env ?? process.env);
+  const record = await loadClusterRecord(paths);
+  const pid = (await readControlPlanePid(paths)) ?? null;
+  const running = pid !== null && isControlPlaneProcess(pid, paths);
+  const apiServer = { url: record.server, ready: false, detail: 'the control plane is not running' };
+  if (running) {
+    const probe = await probeReadyz(record.apiPort, await readCaCertificate(paths));
+    apiServer.ready = probe.ready;
+    apiServer.detail = probe.detail;
+  }
+  return {
+    name,
+    state: !running ? 'Stopped' : apiServer.ready ? 'Running' : 'NotReady',
+    controlPlane: { running, pid: running ? pid : null },
+    apiServer,
+    apiPort: record.apiPort,
+    nodes: record.nodes,
+    context: kubeconfigContextName(name),
+    kubeconfigPath: record.kubeconfigPath,
+    createdAt: record.createdAt,
+    version: record.version,
+    kubernetesVersion: record.kubernetesVersion,
+    stateDir: paths.dir,
+    logFile: paths.controlPlaneLog,
+  };
+}
+
+/** Every cluster under $TKUBE_HOME with its status, sorted by name. */
+export async function listClusters(options: { env?: Environment } = {}): Promise<ClusterListEntry[]> {
+  const names = await listClusterNames(options.env ?? process.env);
+  return Promise.all(
+    names.map(async (name): Promise<ClusterListEntry> => {
+      try {
+        return { name, status: await clusterStatus(name, options) };
+      } catch (error) {
+        if (error instanceof ClusterError) return { name, problem: error.problem };
+        throw error;
+      }
+    }),
+  );
+}
+
+async function readCaCertificate(paths: ClusterPaths): Promise<string> {
+  return readFile(join(paths.pkiDir, CLUSTER_PKI_FILE_NAMES.caCertificate), 'utf8');
+}

@@ -1,0 +1,47 @@
+import { Args, Command, Flags } from '@oclif/core';
+import { errorMessage } from '../cluster/errors.js';
+import { DEFAULT_CLUSTER_NAME } from '../cluster/name.js';
+import { type ClusterStatus, clusterStatus } from '../cluster/status.js';
+
+export default class Status extends Command {
+  static override description = "Show whether a cluster's control plane runs and its API server is ready";
+
+  static override examples = ['<%= config.bin %> status', '<%= config.bin %> status dev -o json'];
+
+  static override args = {
+    name: Args.string({ description: 'cluster name', default: DEFAULT_CLUSTER_NAME }),
+  };
+
+  static override flags = {
+    output: Flags.string({ char: 'o', description: 'output format', options: ['json'] }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Status);
+    let status: ClusterStatus;
+    try {
+      status = await clusterStatus(args.name);
+    } catch (error) {
+      this.logToStderr(`Error: ${errorMessage(error)}`);
+      this.exit(1);
+    }
+    if (flags.output === 'json') {
+      this.log(JSON.stringify(status, null, 2));
+      return;
+    }
+    const controlPlane = status.controlPlane.running ? `running (pid ${status.controlPlane.pid})` : 'stopped';
+    const apiServer = `${status.apiServer.url} (${status.apiServer.ready ? 'ready' : `not ready: ${status.apiServer.detail}`})`;
+    const rows: [string, string][] = [
+      ['Cluster', status.name],
+      ['Status', status.state],
+      ['Control plane', controlPlane],
+      ['API server', apiServer],
+      ['Nodes', String(status.nodes)],
+      ['Context', `${status.context} (${status.kubeconfigPath})`],
+      ['Kubernetes', status.kubernetesVersion],
+      ['Logs', status.logFile],
+    ];
+    const width = Math.max(...rows.map(([label]) => label.length)) + 2;
+    for (const [label, value] of rows) this.log(`${`${label}:`.padEnd(width)}${value}`);
+  }
+}

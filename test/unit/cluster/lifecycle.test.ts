@@ -1,0 +1,154 @@
+// up / status / list / down against a stand-in control plane (fixtures/fake-controlplane.ts);
+// test/integration/cluster runs the real one through the built CLI.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { isProcessAlive } from '../../../src/cluster/controlplane-process.js';
+import { down, downAll } from '../../../src/cluster/down.js';
+import { ClusterError } from '../../../src/cluster/errors.js';
+import { kubeconfigContexts } from '../../../src/cluster/kubeconfig-document.js';
+import { clusterPaths, type Environment } from '../../../src/cluster/state.js';
+import { clusterStatus, listClusters } from '../../../src/cluster/status.js';
+import { type UpOptions, up } from '../../../src/cluster/up.js';
+
+const fakeControlPlane = fileURLToPath(new URL('./fixtures/fake-controlplane.ts', import.meta.url));
+
+function sandbox(): { env: Environment; kubeconfig: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'tkube-test-'));
+  const kubeconfig = join(dir, 'kube', 'config');
+  const env = { TKUBE_HOME: join(dir, 'tkube'), KUBECONFIG: kubeconfig, HOME: dir };
+  // A failed test must not leave a control plane running.
+  onTestFinished(async () => {
+    await downAll({ env, progress: 'silent', gracePeriodMs: 300 });
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { env, kubeconfig };
+}
+
+function upWith(mode: string, options: Omit<UpOptions, 'controlPlaneCommand' | 'progress'>) {
+  return up({
+    ...options,
+    progress: 'silent',
+    // `env` execs node in place, so the recorded pid is the control plane's own.
+    controlPlaneCommand: {
+      file: '/usr/bin/env',
+      args: [`FAKE_CONTROLPLANE=${mode}`, process.execPath, '--import', 'tsx', fakeControlPlane],
+    },
+  });
+}
+
+function contexts(kubeconfig: string) {
+  return existsSync(kubeconfig)
+    ? kubeconfigContexts(readFileSync(kubeconfig, 'utf8'), kubeconfig)
+    : undefined;
+}
+
+describe('cluster lifecycle', () => {
+  it('brings a cluster up, reports it, refuses a second of the same name or port, and tears it down', async () => {
+    const { env, kubeconfig } = sandbox();
+    const result = await upWith('ok', { name: 'dev', env });
+    const paths = clusterPaths('dev', env);
+    const record = JSON.parse(readFileSync(paths.recordFile, 'utf8'));
+    expect(record).toMatchObject({
+      name: 'dev',
+      nodes: 0,
+      server: `https://127.0.0.1:${result.record.apiPort}`,
+    });
+    expect(record.kubeconfigPath).toBe(kubeconfig);
+    expect(contexts(kubeconfig)).toEqual({ contexts: ['tkube-dev'], currentContext: 'tkube-dev' });
+    expect(readFileSync(paths.controlPlaneLog, 'utf8')).toContain('fake control plane starting');
+    const pid = Number(readFileSync(paths.pidFile, 'utf8'));
+    expect(isProcessAlive(pid)).toBe(true);
+
+    const status = await clusterStatus('dev', { env });
+    expect(status).toMatchObject({
+      state: 'Running',
+      controlPlane: { running: true, pid },
+      apiServer: { ready: true },
+    });
+    expect(await listClusters({ env })).toEqual([
+      { name: 'dev', status: expect.objectContaining({ state: 'Running' }) },
+    ]);
+
+    await expect(upWith('ok', { name: 'dev', env })).rejects.toThrow(
+      'cluster "dev" already exists; delete it first with "tkube down dev", or choose another name',
+    );
+    await expect(upWith('ok', { name: 'other', env, apiPort: result.record.apiPort })).rejects.toThrow(
+      `port ${result.record.apiPort} is already in use on 127.0.0.1; choose another with --api-port`,
+    );
+    expect(existsSync(clusterPaths('other', env).dir)).toBe(false);
+
+    // A recorded pid that now belongs to another process is not taken for the control plane.
+    writeFileSync(paths.pidFile, `${process.pid}\n`);
+    expect(await clusterStatus('dev', { env })).toMatchObject({
+      state: 'Stopped',
+      controlPlane: { running: false },
+    });
+    expect(isProcessAlive(process.pid)).toBe(true);
+    writeFileSync(paths.pidFile, `${pid}\n`);
+
+    const removed = await down('dev', { env, progress: 'silent' });
+    expect(removed).toEqual({
+      name: 'dev',
+      existed: true,
+      controlPlane: 'stopped',
+      kubeconfigFiles: [kubeconfig],
+    });
+    expect(isProcessAlive(pid)).toBe(false);
+    expect(existsSync(paths.dir)).toBe(false);
+    expect(contexts(kubeconfig)).toEqual({ contexts: [], currentContext: '' });
+    expect(await down('dev', { env, progress: 'silent' })).toMatchObject({
+      existed: false,
+      controlPlane: 'not-running',
+    });
+    await expect(clusterStatus('dev', { env })).rejects.toThrow('cluster "dev" does not exist');
+  });
+
+  it('rolls everything back when the control plane dies, quoting its log', async () => {
+    const { env, kubeconfig } = sandbox();
+    const failure = upWith('crash', { name: 'dev', env });
+    await expect(failure).rejects.toBeInstanceOf(ClusterError);
+    await expect(failure).rejects.toThrow(
+      /^failed to create cluster "dev": the control plane exited with code 3 before the API server was ready; the last lines of its log:\n.*\n {2}fatal: cannot open the database$/,
+    );
+    expect(existsSync(clusterPaths('dev', env).dir)).toBe(false);
+    expect(contexts(kubeconfig)?.contexts ?? []).toEqual([]);
+  });
+
+  it('rolls back when the API server never becomes ready, or when interrupted', async () => {
+    const { env } = sandbox();
+    await expect(upWith('never-ready', { name: 'slow', env, readyTimeoutMs: 2_500 })).rejects.toThrow(
+      /the API server was not ready after 2.5s \(last answer: (HTTP 500: \[-\]etcd failed|connect ECONNREFUSED)/,
+    );
+    expect(existsSync(clusterPaths('slow', env).dir)).toBe(false);
+
+    await expect(upWith('ok', { name: 'slow', env, signal: AbortSignal.abort() })).rejects.toThrow(
+      'interrupted: cluster "slow" was not created',
+    );
+    expect(existsSync(clusterPaths('slow', env).dir)).toBe(false);
+    expect(await listClusters({ env })).toEqual([]);
+  });
+
+  it('kills a control plane that ignores SIGTERM', async () => {
+    const { env } = sandbox();
+    await upWith('stubborn', { name: 'a', env });
+    const pid = Number(readFileSync(clusterPaths('a', env).pidFile, 'utf8'));
+    const results = await downAll({ env, progress: 'silent', gracePeriodMs: 300 });
+    expect(results.map((result) => [result.name, result.controlPlane])).toEqual([['a', 'killed']]);
+    expect(isProcessAlive(pid)).toBe(false);
+    expect(await listClusters({ env })).toEqual([]);
+  });
+
+  it('refuses node containers and invalid names before touching anything', async () => {
+    const { env } = sandbox();
+    await expect(upWith('ok', { name: 'dev', env, nodes: 1 })).rejects.toThrow(
+      '--nodes 1: nodes in Docker containers are not implemented yet; use --nodes 0 for a cluster with the control plane only',
+    );
+    await expect(upWith('ok', { name: 'My.Cluster', env })).rejects.toThrow(
+      'invalid cluster name "My.Cluster"',
+    );
+    expect(existsSync(env.TKUBE_HOME!)).toBe(false);
+  });
+});
