@@ -4,7 +4,9 @@ import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
 import type { ResourceInfo } from '../api/resources/types.js';
 import type { Store } from '../storage/index.js';
 import { ANONYMOUS, authenticate } from './authentication.js';
+import { serveDiscovery } from './handlers/discovery-handler.js';
 import { ResourceHandler, type ResourceHandlerDeps } from './handlers/resource-handler.js';
+import type { WatchSettings } from './handlers/watch.js';
 import { sendJson, sendStatusError, sendText } from './http/respond.js';
 import type { ApiRequest, ApiResponse, RequestContext, UserInfo } from './http/types.js';
 import { RequestMetrics } from './metrics.js';
@@ -23,6 +25,9 @@ export interface ApiServerOptions {
   readonly paths?: Readonly<Record<string, PathHandler>>;
   /** Whether the server is ready (for /readyz). */
   readonly ready?: () => boolean;
+  readonly watch?: WatchSettings;
+  /** host:port clients reach this server at, for /api's serverAddressByClientCIDRs. */
+  readonly serverAddress?: () => string;
 }
 
 /** Paths anyone may read, as kube-apiserver's system:public-info-viewer role allows. */
@@ -42,6 +47,7 @@ export class ApiServer {
     this.handler = new ResourceHandler({
       store: options.store,
       patchSchemaFor: options.patchSchemaFor,
+      watch: options.watch,
     });
     const strategies = builtinStrategies(options.store);
     for (const info of BUILTIN_RESOURCES) {
@@ -104,8 +110,11 @@ export class ApiServer {
       }
       this.authorizePath(user, info);
       const handler = this.paths[path] ?? this.paths[path.replace(/\/+$/, '')];
-      if (!handler) throw pathNotFound();
-      await handler(ctx);
+      if (handler) {
+        await handler(ctx);
+        return;
+      }
+      if (!serveDiscovery(ctx, this.options.serverAddress?.() ?? '127.0.0.1:6443')) throw pathNotFound();
     };
     run()
       .catch((error: unknown) => this.fail(res, error))

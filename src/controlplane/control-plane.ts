@@ -3,6 +3,7 @@ import { createSecureServer, type Http2SecureServer, type Http2Session } from 'n
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { ApiServer, type PathHandler } from '../apiserver/api-server.js';
+import type { WatchSettings } from '../apiserver/handlers/watch.js';
 import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';
 import { ensureClusterPki } from '../pki/cluster-pki.js';
 import { SqliteStore } from '../storage/index.js';
@@ -16,6 +17,9 @@ export interface ControlPlaneOptions {
   readonly bindAddresses?: readonly string[];
   /** Extra non-resource paths (discovery, openapi, version). */
   readonly paths?: Readonly<Record<string, PathHandler>>;
+  /** Overrides for tests: watch timeouts and bookmarks, store history window. */
+  readonly watch?: WatchSettings;
+  readonly historyRevisions?: number;
 }
 
 export interface RunningControlPlane {
@@ -31,13 +35,19 @@ export interface RunningControlPlane {
 export async function startControlPlane(options: ControlPlaneOptions): Promise<RunningControlPlane> {
   mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
   const pki = await ensureClusterPki(join(options.stateDir, 'pki'));
-  const store = SqliteStore.open({ path: join(options.stateDir, 'state.db') });
+  const store = SqliteStore.open({
+    path: join(options.stateDir, 'state.db'),
+    historyRevisions: options.historyRevisions,
+  });
   let ready = false;
+  let port = options.apiPort;
   const apiServer = new ApiServer({
     store,
     patchSchemaFor: patchSchemaForKind,
     paths: options.paths,
     ready: () => ready,
+    watch: options.watch,
+    serverAddress: () => `127.0.0.1:${port}`,
   });
   const sessions = new Set<Http2Session>();
   const sockets = new Set<Socket>();
@@ -65,7 +75,6 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   };
   // One server per address: the first picks the port (0 = any free one), the rest reuse it.
   const servers: Http2SecureServer[] = [];
-  let port = options.apiPort;
   try {
     for (const address of options.bindAddresses?.length ? options.bindAddresses : ['127.0.0.1']) {
       const server = makeServer();

@@ -26,10 +26,11 @@ import {
 } from '../status.js';
 import { listBodyText } from './list-body.js';
 import { includeObjectParam, renderList, renderObject } from './render.js';
-import { serveWatch } from './watch.js';
+import { serveWatch, type WatchSettings } from './watch.js';
 
 export interface ResourceHandlerDeps {
   readonly store: Store;
+  readonly watch?: WatchSettings;
   /** The strategic-merge-patch schema of a built-in kind; undefined for custom resources. */
   patchSchemaFor(group: string, version: string, kind: string): PatchSchema | undefined;
 }
@@ -58,17 +59,23 @@ export class ResourceHandler {
       case 'list':
         return this.list(ctx, resources, namespace);
       case 'watch':
-        return serveWatch(ctx, resources, this.deps.store, {
-          namespace,
-          resourceVersion: ctx.query.get('resourceVersion') ?? undefined,
-          resourceVersionMatch: ctx.query.get('resourceVersionMatch') ?? undefined,
-          sendInitialEvents: ctx.query.get('sendInitialEvents') === 'true',
-          allowBookmarks: ctx.query.get('allowWatchBookmarks') === 'true',
-          timeoutSeconds: numberParam(ctx.query, 'timeoutSeconds'),
-          filter: resources.filterFor(...this.selectors(ctx, resources)),
-          rendering: negotiate(ctx.headers.accept, true),
-          includeObject: includeObjectParam(ctx.query.get('includeObject')),
-        });
+        return serveWatch(
+          ctx,
+          resources,
+          this.deps.store,
+          {
+            namespace,
+            resourceVersion: ctx.query.get('resourceVersion') ?? undefined,
+            resourceVersionMatch: ctx.query.get('resourceVersionMatch') ?? undefined,
+            sendInitialEvents: ctx.query.get('sendInitialEvents') === 'true',
+            allowBookmarks: ctx.query.get('allowWatchBookmarks') === 'true',
+            timeoutSeconds: numberParam(ctx.query, 'timeoutSeconds'),
+            filter: resources.filterFor(...this.selectors(ctx, resources)),
+            rendering: negotiate(ctx.headers.accept, true),
+            includeObject: includeObjectParam(ctx.query.get('includeObject')),
+          },
+          this.deps.watch,
+        );
       case 'create': {
         const body = parseJsonObject(await readBody(ctx.req));
         if (sub === 'binding') return this.bind(ctx, resources, namespace, request.name, body, dryRun);

@@ -22,9 +22,18 @@ export interface WatchRequest {
   readonly includeObject: IncludeObjectPolicy;
 }
 
-/** kube-apiserver's default watch timeout is 30-60 minutes (min-request-timeout 1800 s, randomized). */
-const DEFAULT_TIMEOUT_SECONDS = 1800;
-const BOOKMARK_INTERVAL_MS = 60_000;
+export interface WatchSettings {
+  /** Watches without timeoutSeconds end after this, randomized up to twice as long, as kube-apiserver does. */
+  readonly minRequestTimeoutSeconds: number;
+  /** How often a watch that asked for bookmarks gets one. */
+  readonly bookmarkIntervalMs: number;
+}
+
+/** kube-apiserver's defaults: --min-request-timeout 1800 s; bookmarks about once a minute. */
+export const DEFAULT_WATCH_SETTINGS: WatchSettings = {
+  minRequestTimeoutSeconds: 1800,
+  bookmarkIntervalMs: 60_000,
+};
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -75,6 +84,7 @@ export async function serveWatch(
   resources: ResourceStore,
   store: Store,
   request: WatchRequest,
+  settings: WatchSettings = DEFAULT_WATCH_SETTINGS,
 ): Promise<void> {
   const res = responseStream(ctx.res);
   const info = resources.info;
@@ -136,14 +146,17 @@ export async function serveWatch(
   }
   if (initial !== '') res.write(initial);
 
-  const timeoutMs = (request.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  const timeoutMs =
+    request.timeoutSeconds !== undefined
+      ? request.timeoutSeconds * 1000
+      : settings.minRequestTimeoutSeconds * 1000 * (1 + Math.random());
   let lastRevision = startRevision;
   const timer = setTimeout(() => watch.close(), timeoutMs);
   const bookmarks = request.allowBookmarks
     ? setInterval(() => {
         if (lastRevision < store.currentRevision()) lastRevision = store.currentRevision();
         res.write(bookmark(lastRevision));
-      }, BOOKMARK_INTERVAL_MS)
+      }, settings.bookmarkIntervalMs)
     : undefined;
   const onClose = (): void => watch.close();
   ctx.req.on('close', onClose);

@@ -1,0 +1,192 @@
+// API benchmark: `npm run bench:api` (builds first). Starts a real control plane as a child
+// process and drives it over HTTPS (HTTP/2, client certificates) from this process.
+// Prints a table, then one JSON line.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type ClientHttp2Session } from 'node:http2';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
+import { percentile, printTable } from './report.js';
+
+const CONCURRENCY = 16;
+const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-api-'));
+
+interface Credentials {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+function startControlPlane(): Promise<{ child: ChildProcess; port: number; readyMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [runJs, 'controlplane', '--state-dir', dir, '--api-port', '0'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /serving on port (\d+)/.exec(output);
+      if (match) resolve({ child, port: Number(match[1]), readyMs: performance.now() - started });
+    });
+    child.on('exit', (code) => reject(new Error(`control plane exited (${code}): ${output}`)));
+  });
+}
+
+function request(
+  session: ClientHttp2Session,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({
+      ':method': method,
+      ':path': path,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    });
+    let status = 0;
+    let data = '';
+    stream.setEncoding('utf8');
+    stream.on('response', (headers) => {
+      status = Number(headers[':status']);
+    });
+    stream.on('data', (chunk: string) => {
+      data += chunk;
+    });
+    stream.on('end', () => resolve({ status, body: data }));
+    stream.on('error', reject);
+    stream.end(body);
+  });
+}
+
+async function timed(
+  sessions: ClientHttp2Session[],
+  total: number,
+  make: (i: number) => [string, string, string?],
+  expected: number,
+): Promise<{ perSecond: number; p50: number; p99: number }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    sessions.map(async (session) => {
+      while (next < total) {
+        const [method, path, body] = make(next++);
+        const t0 = performance.now();
+        const response = await request(session, method, path, body);
+        latencies.push(performance.now() - t0);
+        if (response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.body}`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return { perSecond: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+const configMap = (name: string) =>
+  JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'x'.repeat(512) } });
+
+async function watchLatency(session: ClientHttp2Session, writer: ClientHttp2Session, count: number): Promise<number[]> {
+  const latencies: number[] = [];
+  const sent = new Map<string, number>();
+  const list = JSON.parse((await request(session, 'GET', '/api/v1/namespaces/default/configmaps?limit=1')).body) as {
+    metadata: { resourceVersion: string };
+  };
+  const stream = session.request({
+    ':path': `/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${list.metadata.resourceVersion}`,
+  });
+  stream.setEncoding('utf8');
+  let buffer = '';
+  const done = new Promise<void>((resolve) => {
+    stream.on('data', (chunk: string) => {
+      buffer += chunk;
+      let newline = buffer.indexOf('\n');
+      while (newline >= 0) {
+        const event = JSON.parse(buffer.slice(0, newline)) as { object: { metadata: { name: string } } };
+        buffer = buffer.slice(newline + 1);
+        const t0 = sent.get(event.object.metadata.name);
+        if (t0 !== undefined) latencies.push(performance.now() - t0);
+        if (latencies.length >= count) resolve();
+        newline = buffer.indexOf('\n');
+      }
+    });
+  });
+  for (let i = 0; i < count; i++) {
+    const name = `watched-${i}`;
+    sent.set(name, performance.now());
+    await request(writer, 'POST', '/api/v1/namespaces/default/configmaps', configMap(name));
+  }
+  await done;
+  stream.close();
+  return latencies;
+}
+
+let child: ChildProcess | undefined;
+try {
+  const pki = await ensureClusterPki(join(dir, 'pki'));
+  const credentials: Credentials = {
+    ca: pki.ca.certificatePem,
+    cert: pki.admin.certificatePem,
+    key: pki.admin.privateKeyPem,
+  };
+  const started = await startControlPlane();
+  child = started.child;
+  const origin = `https://127.0.0.1:${started.port}`;
+  const sessions = Array.from({ length: CONCURRENCY }, () => connect(origin, credentials));
+
+  const creates = await timed(
+    sessions,
+    10_000,
+    (i) => ['POST', '/api/v1/namespaces/default/configmaps', configMap(`cm-${i}`)],
+    201,
+  );
+  const gets = await timed(
+    sessions,
+    20_000,
+    (i) => ['GET', `/api/v1/namespaces/default/configmaps/cm-${i % 5000}`],
+    200,
+  );
+  const listTimes: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const t0 = performance.now();
+    const response = await request(sessions[0]!, 'GET', '/api/v1/namespaces/default/configmaps?limit=5000');
+    listTimes.push(performance.now() - t0);
+    const items = (JSON.parse(response.body) as { items: unknown[] }).items.length;
+    if (items !== 5000) throw new Error(`listed ${items}`);
+  }
+  const watch = await watchLatency(sessions[0]!, sessions[1]!, 500);
+  for (const session of sessions) session.close();
+
+  const list5k = percentile(listTimes, 50);
+  printTable(`tkube API server (${CONCURRENCY} concurrent HTTP/2 clients, x509 admin, ConfigMaps of ~0.6 KiB)`, [
+    ['control plane start to /readyz (ms)', started.readyMs.toFixed(0), 'target ≤ 500 ms (PKI exists, as after tkube up)'],
+    ['ConfigMap creates/s', creates.perSecond.toFixed(0), 'target ≥ 2,000/s; kube-apiserver+etcd ~700/s'],
+    ['create latency p50 / p99 (ms)', `${creates.p50.toFixed(2)} / ${creates.p99.toFixed(2)}`, 'target p99 ≤ 30 ms; kube ~50 ms'],
+    ['GETs/s', gets.perSecond.toFixed(0), ''],
+    ['GET latency p50 / p99 (ms)', `${gets.p50.toFixed(2)} / ${gets.p99.toFixed(2)}`, ''],
+    ['list 5,000 ConfigMaps (ms, median of 7)', list5k.toFixed(1), ''],
+    ['watch delivery p50 / p99 (ms)', `${percentile(watch, 50).toFixed(2)} / ${percentile(watch, 99).toFixed(2)}`, 'create sent → event received'],
+  ]);
+  console.log(
+    JSON.stringify({
+      readyzMs: Math.round(started.readyMs),
+      createsPerSec: Math.round(creates.perSecond),
+      createP50Ms: Number(creates.p50.toFixed(3)),
+      createP99Ms: Number(creates.p99.toFixed(3)),
+      getsPerSec: Math.round(gets.perSecond),
+      getP99Ms: Number(gets.p99.toFixed(3)),
+      list5kMs: Number(list5k.toFixed(2)),
+      watchP50Ms: Number(percentile(watch, 50).toFixed(3)),
+      watchP99Ms: Number(percentile(watch, 99).toFixed(3)),
+    }),
+  );
+} finally {
+  child?.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  rmSync(dir, { recursive: true, force: true });
+}

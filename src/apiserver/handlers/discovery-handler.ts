@@ -1,0 +1,79 @@
+import {
+  AGGREGATED_DISCOVERY_CONTENT_TYPE,
+  aggregatedCoreDiscovery,
+  aggregatedDiscoveryETag,
+  aggregatedGroupsDiscovery,
+} from '../discovery/aggregated.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions } from '../discovery/legacy.js';
+import { negotiateDiscovery } from '../discovery/negotiation.js';
+import { versionBody } from '../discovery/version.js';
+import { sendJson, sendJsonText } from '../http/respond.js';
+import type { RequestContext } from '../http/types.js';
+import { answerV3, openAPIDocuments } from '../openapi/documents.js';
+
+/**
+ * Serves discovery (/api, /apis and below, legacy and aggregated), /version and the OpenAPI
+ * documents. Returns false for any other path.
+ */
+export function serveDiscovery(ctx: RequestContext, serverAddress: string): boolean {
+  const path = ctx.path.replace(/\/+$/, '') || '/';
+  const parts = path.split('/').filter((p) => p !== '');
+  if (path === '/version') {
+    sendJsonText(ctx.res, 200, versionBody());
+    return true;
+  }
+  if (path === '/api' || path === '/apis') {
+    if (negotiateDiscovery(ctx.headers.accept) === 'aggregated') {
+      const document = path === '/api' ? aggregatedCoreDiscovery() : aggregatedGroupsDiscovery();
+      const etag = `"${aggregatedDiscoveryETag(document)}"`;
+      const headers = { etag, vary: 'Accept', 'cache-control': 'public' };
+      if (ctx.headers['if-none-match'] === etag) {
+        ctx.res.writeHead(304, headers);
+        ctx.res.end();
+      } else {
+        sendJsonText(ctx.res, 200, JSON.stringify(document), {
+          ...headers,
+          'content-type': AGGREGATED_DISCOVERY_CONTENT_TYPE,
+        });
+      }
+      return true;
+    }
+    sendJson(ctx.res, 200, path === '/api' ? apiVersions(serverAddress) : apiGroupList());
+    return true;
+  }
+  if (parts[0] === 'api' && parts.length === 2) return sendIfFound(ctx, apiResourceList('', parts[1]!));
+  if (parts[0] === 'apis' && parts.length === 2) return sendIfFound(ctx, apiGroup(parts[1]!));
+  if (parts[0] === 'apis' && parts.length === 3)
+    return sendIfFound(ctx, apiResourceList(parts[1]!, parts[2]!));
+  if (path === '/openapi/v2') {
+    const document = openAPIDocuments().v2();
+    sendJsonText(ctx.res, 200, document.body.toString('utf8'), { etag: document.etag });
+    return true;
+  }
+  if (path === '/openapi/v3') {
+    sendJsonText(ctx.res, 200, openAPIDocuments().v3Index().body.toString('utf8'));
+    return true;
+  }
+  if (parts[0] === 'openapi' && parts[1] === 'v3' && parts.length > 2) {
+    const answer = answerV3(openAPIDocuments(), parts.slice(2).join('/'), ctx.query.get('hash'));
+    if (!answer) return false;
+    if (answer.kind === 'redirect') {
+      ctx.res.writeHead(301, { location: answer.location });
+      ctx.res.end();
+    } else if (ctx.headers['if-none-match'] === answer.document.etag) {
+      ctx.res.writeHead(304, answer.headers);
+      ctx.res.end();
+    } else {
+      ctx.res.writeHead(200, { ...answer.headers, 'content-length': String(answer.document.body.length) });
+      ctx.res.end(answer.document.body);
+    }
+    return true;
+  }
+  return false;
+}
+
+function sendIfFound(ctx: RequestContext, body: unknown): boolean {
+  if (body === undefined) return false;
+  sendJson(ctx.res, 200, body);
+  return true;
+}
