@@ -10,6 +10,7 @@ import { versionBody } from '../discovery/version.js';
 import { sendJson, sendJsonText } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
 import { answerV3, openAPIDocuments } from '../openapi/documents.js';
+import { notAcceptable } from '../status.js';
 
 /**
  * Serves discovery (/api, /apis and below, legacy and aggregated), /version and the OpenAPI
@@ -46,6 +47,9 @@ export function serveDiscovery(ctx: RequestContext, serverAddress: string): bool
   if (parts[0] === 'apis' && parts.length === 3)
     return sendIfFound(ctx, apiResourceList(parts[1]!, parts[2]!));
   if (path === '/openapi/v2') {
+    // Only JSON is served; a protobuf-only Accept (kubectl) gets 406 and falls back to v3.
+    const accept = ctx.headers.accept ?? '*/*';
+    if (!/application\/json|\*\/\*|application\/\*/.test(accept)) throw notAcceptable(['application/json']);
     const document = openAPIDocuments().v2();
     sendJsonText(ctx.res, 200, document.body.toString('utf8'), { etag: document.etag });
     return true;

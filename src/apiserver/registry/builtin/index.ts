@@ -4,6 +4,7 @@ import { makeStrategy, type Strategy } from '../strategy.js';
 import { SELECTABLE_FIELDS } from './field-selectors.js';
 import { namespaceStrategy } from './namespaces.js';
 import { podStrategy } from './pods.js';
+import { secretStrategy } from './secrets.js';
 import { ServiceAllocator, serviceStrategy } from './services.js';
 
 /** Resources whose strategies start metadata.generation at 1 and bump it on spec changes. */
@@ -44,6 +45,7 @@ export function builtinStrategies(store: Store): BuiltinStrategies {
   const overrides: Record<string, Partial<Strategy>> = {
     '/Namespace': namespaceStrategy,
     '/Pod': podStrategy,
+    '/Secret': secretStrategy,
     '/Service': serviceStrategy(allocator),
   };
   return {

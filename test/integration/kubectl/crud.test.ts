@@ -1,0 +1,337 @@
+// Real kubectl against `tkube up --nodes 0`: the everyday commands on namespaces, configmaps,
+// secrets, deployments, services and pods, and the output and errors users see.
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type TestCluster } from '../../support/cluster.js';
+
+let cluster: TestCluster;
+const scratch = mkdtempSync(join(tmpdir(), 'tkube-kubectl-'));
+
+beforeAll(async () => {
+  cluster = await startTestCluster('crud');
+}, 60_000);
+
+afterAll(async () => {
+  await cluster?.down();
+});
+
+const MANIFEST = `
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: shop
+  labels: {app: web, tier: front}
+data:
+  mode: dev
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: creds
+  namespace: shop
+stringData:
+  password: s3cret
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+  labels: {app: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        ports: [{containerPort: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: shop
+spec:
+  type: ClusterIP
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 80, protocol: TCP}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: solo
+  namespace: shop
+  labels: {app: solo}
+spec:
+  containers:
+  - name: main
+    image: busybox:1.36
+    command: ["sleep", "3600"]
+`;
+
+async function ok(args: string[], input?: string): Promise<string> {
+  const result = await cluster.kubectl(args, { input });
+  expect(result.exitCode, `kubectl ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+describe('kubectl against tkube', () => {
+  it('applies a manifest and reads every object back', async () => {
+    const out = await ok(['apply', '-f', '-'], MANIFEST);
+    expect(out.split('\n')).toEqual([
+      'namespace/shop created',
+      'configmap/settings created',
+      'secret/creds created',
+      'deployment.apps/web created',
+      'service/web created',
+      'pod/solo created',
+    ]);
+    const names = await ok([
+      'get',
+      'configmaps,secrets,deployments,services,pods',
+      '-n',
+      'shop',
+      '-o',
+      'name',
+    ]);
+    expect(names.split('\n')).toEqual(
+      expect.arrayContaining([
+        'configmap/settings',
+        'secret/creds',
+        'deployment.apps/web',
+        'service/web',
+        'pod/solo',
+      ]),
+    );
+    const secret = JSON.parse(await ok(['get', 'secret', 'creds', '-n', 'shop', '-o', 'json'])) as {
+      data?: Record<string, string>;
+    };
+    expect(Buffer.from(secret.data?.password ?? '', 'base64').toString()).toBe('s3cret');
+    const service = JSON.parse(await ok(['get', 'svc', 'web', '-n', 'shop', '-o', 'json'])) as {
+      spec: { clusterIP: string };
+    };
+    expect(service.spec.clusterIP).toMatch(/^10\.96\.\d+\.\d+$/);
+  });
+
+  it('prints tables, wide tables, jsonpath and custom columns', async () => {
+    const table = await ok(['get', 'deployments', '-n', 'shop']);
+    expect(table.split('\n')[0]).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE$/);
+    expect(table).toMatch(/^web\s+0\/2\s+0\s+0\s+\d+s$/m);
+    const wide = await ok(['get', 'deployments', '-n', 'shop', '-o', 'wide']);
+    expect(wide.split('\n')[0]).toMatch(/CONTAINERS\s+IMAGES\s+SELECTOR$/);
+    expect(wide).toMatch(/nginx\s+nginx:1\.27\s+app=web/);
+    const pods = await ok(['get', 'pods', '-n', 'shop']);
+    expect(pods.split('\n')[0]).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/);
+    expect(pods).toMatch(/^solo\s+0\/1\s+Pending\s+0\s+\d+s$/m);
+    const jsonpath = await ok(['get', 'cm', 'settings', '-n', 'shop', '-o', 'jsonpath={.data.mode}']);
+    expect(jsonpath).toBe('dev');
+    const columns = await ok([
+      'get',
+      'deploy',
+      '-n',
+      'shop',
+      '-o',
+      'custom-columns=NAME:.metadata.name,IMAGE:.spec.template.spec.containers[0].image',
+    ]);
+    expect(columns.split('\n')).toEqual([
+      expect.stringMatching(/^NAME\s+IMAGE$/),
+      expect.stringMatching(/^web\s+nginx:1\.27$/),
+    ]);
+    const yaml = await ok(['get', 'cm', 'settings', '-n', 'shop', '-o', 'yaml']);
+    expect(yaml).toMatch(/^ {2}resourceVersion: "\d+"$/m);
+    expect(yaml).toMatch(/^ {2}uid: [0-9a-f-]{36}$/m);
+  });
+
+  it('describes a configmap', async () => {
+    const out = await ok(['describe', 'configmap', 'settings', '-n', 'shop']);
+    expect(out).toMatch(/^Name:\s+settings$/m);
+    expect(out).toMatch(/^Namespace:\s+shop$/m);
+    expect(out).toMatch(/^Labels:\s+app=web$/m);
+    expect(out).toContain('mode:\n----\ndev');
+  });
+
+  it('labels, annotates, scales and patches with all three patch types', async () => {
+    expect(await ok(['label', 'cm', 'settings', '-n', 'shop', 'owner=team-a'])).toBe(
+      'configmap/settings labeled',
+    );
+    expect(await ok(['annotate', 'cm', 'settings', '-n', 'shop', 'note=hello'])).toBe(
+      'configmap/settings annotated',
+    );
+    expect(await ok(['scale', 'deployment', 'web', '-n', 'shop', '--replicas=4'])).toBe(
+      'deployment.apps/web scaled',
+    );
+    expect(
+      await ok(['patch', 'cm', 'settings', '-n', 'shop', '--type=merge', '-p', '{"data":{"a":"1"}}']),
+    ).toBe('configmap/settings patched');
+    await ok([
+      'patch',
+      'cm',
+      'settings',
+      '-n',
+      'shop',
+      '--type=json',
+      '-p',
+      '[{"op":"add","path":"/data/b","value":"2"}]',
+    ]);
+    await ok([
+      'patch',
+      'deployment',
+      'web',
+      '-n',
+      'shop',
+      '-p',
+      '{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}}',
+    ]);
+    const cm = JSON.parse(await ok(['get', 'cm', 'settings', '-n', 'shop', '-o', 'json'])) as {
+      metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+      data: Record<string, string>;
+    };
+    expect(cm.metadata.labels.owner).toBe('team-a');
+    expect(cm.metadata.annotations.note).toBe('hello');
+    expect(cm.data).toEqual({ mode: 'dev', a: '1', b: '2' });
+    const deploy = JSON.parse(await ok(['get', 'deploy', 'web', '-n', 'shop', '-o', 'json'])) as {
+      metadata: { generation: number };
+      spec: {
+        replicas: number;
+        template: { spec: { containers: { name: string; image: string; ports: unknown[] }[] } };
+      };
+    };
+    expect(deploy.spec.replicas).toBe(4);
+    // Strategic merge: the container matched by name, its other fields kept.
+    expect(deploy.spec.template.spec.containers).toHaveLength(1);
+    expect(deploy.spec.template.spec.containers[0]).toMatchObject({ name: 'nginx', image: 'nginx:1.28' });
+    expect(deploy.spec.template.spec.containers[0]!.ports).toHaveLength(1);
+    expect(deploy.metadata.generation).toBe(3);
+  });
+
+  it('updates with apply (strategic merge), shows diff, replaces and edits', async () => {
+    const changed = MANIFEST.replace('mode: dev', 'mode: prod');
+    const diff = await cluster.kubectl(['diff', '-f', '-'], { input: changed });
+    expect(diff.exitCode, diff.stderr).toBe(1);
+    expect(diff.stdout).toMatch(/^-\s+mode: dev$/m);
+    expect(diff.stdout).toMatch(/^\+\s+mode: prod$/m);
+    const applied = await ok(['apply', '-f', '-'], changed);
+    expect(applied).toContain('configmap/settings configured');
+    expect(applied).toContain('namespace/shop unchanged');
+    expect(await ok(['get', 'cm', 'settings', '-n', 'shop', '-o', 'jsonpath={.data.mode}'])).toBe('prod');
+
+    const current = await ok(['get', 'cm', 'settings', '-n', 'shop', '-o', 'yaml']);
+    const replaced = await ok(['replace', '-f', '-'], current.replace('mode: prod', 'mode: replaced'));
+    expect(replaced).toBe('configmap/settings replaced');
+    // The same stale resourceVersion again: the Conflict users know.
+    const stale = await cluster.kubectl(['replace', '-f', '-'], {
+      input: current.replace('mode: prod', 'mode: again'),
+    });
+    expect(stale.exitCode).not.toBe(0);
+    expect(stale.stderr).toContain(
+      'Error from server (Conflict): error when replacing "STDIN": Operation cannot be fulfilled on configmaps "settings": the object has been modified; please apply your changes to the latest version and try again',
+    );
+
+    const editor = join(scratch, 'editor.sh');
+    writeFileSync(editor, '#!/bin/sh\nsed -i "s/mode: replaced/mode: edited/" "$1"\n');
+    chmodSync(editor, 0o755);
+    const edited = await cluster.kubectl(['edit', 'cm', 'settings', '-n', 'shop'], {
+      env: { EDITOR: editor },
+    });
+    expect(edited.stdout, edited.stderr).toBe('configmap/settings edited');
+    expect(await ok(['get', 'cm', 'settings', '-n', 'shop', '-o', 'jsonpath={.data.mode}'])).toBe('edited');
+  });
+
+  it('reports NotFound and AlreadyExists as Kubernetes does', async () => {
+    const missing = await cluster.kubectl(['get', 'pod', 'nope', '-n', 'shop']);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toBe('Error from server (NotFound): pods "nope" not found');
+    // kubectl looks the namespace up after a NotFound and reports that instead.
+    const noNamespace = await cluster.kubectl(['get', 'cm', 'x', '-n', 'nowhere']);
+    expect(noNamespace.stderr).toBe('Error from server (NotFound): namespaces "nowhere" not found');
+    const again = await cluster.kubectl(['create', '-f', '-'], { input: MANIFEST });
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toContain(
+      'Error from server (AlreadyExists): error when creating "STDIN": configmaps "settings" already exists',
+    );
+    expect(again.stderr).toContain(
+      'Error from server (AlreadyExists): error when creating "STDIN": deployments.apps "web" already exists',
+    );
+    const wrongNamespace = await cluster.kubectl(['apply', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: ghost}\n',
+    });
+    expect(wrongNamespace.stderr).toContain('namespaces "ghost" not found');
+  });
+
+  it('watches with -w and sees changes as table rows', async () => {
+    const watching = cluster.kubectl(['get', 'cm', '-n', 'shop', '-w', '--request-timeout=4s']);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await ok(
+      ['apply', '-f', '-'],
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: watched, namespace: shop}\ndata: {a: "1"}\n',
+    );
+    const result = await watching;
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/^NAME\s+DATA\s+AGE$/);
+    expect(lines.some((line) => /^settings\s+\d+\s+\d+s$/.test(line))).toBe(true);
+    expect(lines.some((line) => /^watched\s+1\s+\d+s$/.test(line))).toBe(true);
+  });
+
+  it('deletes by name, by label and with --all', async () => {
+    await ok(
+      ['apply', '-f', '-'],
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tmp1, namespace: shop, labels: {temp: "yes"}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: tmp2, namespace: shop, labels: {temp: "yes"}}\n',
+    );
+    expect(await ok(['delete', 'cm', 'watched', '-n', 'shop'])).toBe('configmap "watched" deleted');
+    const byLabel = await ok(['delete', 'cm', '-n', 'shop', '-l', 'temp=yes']);
+    expect(byLabel.split('\n').sort()).toEqual(['configmap "tmp1" deleted', 'configmap "tmp2" deleted']);
+    await ok(['delete', 'secrets', '--all', '-n', 'shop']);
+    expect((await cluster.kubectl(['get', 'secrets', '-n', 'shop'])).stderr).toBe(
+      'No resources found in shop namespace.',
+    );
+    expect(await ok(['delete', 'pod', 'solo', '-n', 'shop'])).toBe('pod "solo" deleted');
+  });
+
+  it('lists API resources and versions, explains fields, reports the version', async () => {
+    const resources = await ok(['api-resources']);
+    expect(resources).toMatch(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
+    expect(resources).toMatch(/^configmaps\s+cm\s+v1\s+true\s+ConfigMap$/m);
+    expect(resources).toMatch(/^namespaces\s+ns\s+v1\s+false\s+Namespace$/m);
+    const versions = (await ok(['api-versions'])).split('\n');
+    expect(versions).toEqual(
+      expect.arrayContaining(['v1', 'apps/v1', 'batch/v1', 'autoscaling/v2', 'rbac.authorization.k8s.io/v1']),
+    );
+    const explain = await ok(['explain', 'deployment.spec.replicas']);
+    expect(explain).toMatch(/^KIND:\s+Deployment$/m);
+    expect(explain).toMatch(/^FIELD: replicas <integer>$/m);
+    const version = JSON.parse(await ok(['version', '-o', 'json'])) as {
+      serverVersion: { gitVersion: string; minor: string };
+    };
+    expect(version.serverVersion.minor).toBe('33');
+  });
+
+  it('works with kubectl 1.28 for the basics', async () => {
+    const binary = join(
+      (await import('node:fs')).realpathSync('/usr/bin/kubectl').replace(/\/kubectl$/, ''),
+      'kubectl.1.28',
+    );
+    const list = await cluster.kubectl(['get', 'deploy', '-n', 'shop'], { binary });
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^web\s+0\/2\s/m);
+    // Until /openapi/v2 speaks protobuf, kubectl 1.28 validates without it.
+    const created = await cluster.kubectl(['create', '--validate=false', '-f', '-'], {
+      binary,
+      input:
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old-client, namespace: shop}\ndata: {a: "1"}\n',
+    });
+    expect(created.stdout, created.stderr).toBe('configmap/old-client created');
+    const deleted = await cluster.kubectl(['delete', 'cm', 'old-client', '-n', 'shop'], { binary });
+    expect(deleted.stdout, deleted.stderr).toBe('configmap "old-client" deleted');
+  });
+});

@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { tkube } from './cli.js';
+
+export interface CommandResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface TestCluster {
+  readonly name: string;
+  readonly kubeconfig: string;
+  readonly env: Record<string, string>;
+  /** Runs the real kubectl (the one on the PATH, or `binary`) against this cluster. */
+  kubectl(
+    args: string[],
+    options?: { input?: string; env?: Record<string, string>; binary?: string },
+  ): Promise<CommandResult>;
+  down(): Promise<void>;
+}
+
+/** Brings up a control-plane-only cluster with the built CLI in a private TKUBE_HOME and KUBECONFIG. */
+export async function startTestCluster(name = 'it'): Promise<TestCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'tkube-it-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const env = { TKUBE_HOME: join(dir, 'home'), KUBECONFIG: kubeconfig, HOME: dir, CI: 'true' };
+  const up = await tkube(['up', name, '--nodes', '0'], env);
+  if (up.exitCode !== 0) throw new Error(`tkube up failed: ${up.stderr}`);
+  return {
+    name,
+    kubeconfig,
+    env,
+    async kubectl(args, options = {}) {
+      const result = await execa(options.binary ?? 'kubectl', ['--kubeconfig', kubeconfig, ...args], {
+        reject: false,
+        input: options.input,
+        env: { ...env, ...options.env },
+        timeout: 60_000,
+      });
+      return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
+    },
+    async down() {
+      await tkube(['down', name], env);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
