@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, ListWatch, type V1ConfigMap, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
 import { ensureClusterPki } from '../../../src/pki/cluster-pki.js';
