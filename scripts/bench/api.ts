@@ -3,7 +3,7 @@
 // Prints a table, then one JSON line.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, type ClientHttp2Session } from 'node:http2';
+import { type ClientHttp2Session, connect } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,7 +12,7 @@ import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
 import { percentile, printTable } from './report.js';
 
 const CONCURRENCY = 16;
-const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
+const controlPlaneMain = fileURLToPath(new URL('../../dist/controlplane/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-api-'));
 
 interface Credentials {
@@ -24,7 +24,7 @@ interface Credentials {
 function startControlPlane(): Promise<{ child: ChildProcess; port: number; readyMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [runJs, 'controlplane', '--state-dir', dir, '--api-port', '0'], {
+    const child = spawn(process.execPath, [controlPlaneMain, '--state-dir', dir, '--api-port', '0'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let output = '';
@@ -80,7 +80,8 @@ async function timed(
         const t0 = performance.now();
         const response = await request(session, method, path, body);
         latencies.push(performance.now() - t0);
-        if (response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.body}`);
+        if (response.status !== expected)
+          throw new Error(`${method} ${path}: ${response.status} ${response.body}`);
       }
     }),
   );
@@ -91,10 +92,16 @@ async function timed(
 const configMap = (name: string) =>
   JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'x'.repeat(512) } });
 
-async function watchLatency(session: ClientHttp2Session, writer: ClientHttp2Session, count: number): Promise<number[]> {
+async function watchLatency(
+  session: ClientHttp2Session,
+  writer: ClientHttp2Session,
+  count: number,
+): Promise<number[]> {
   const latencies: number[] = [];
   const sent = new Map<string, number>();
-  const list = JSON.parse((await request(session, 'GET', '/api/v1/namespaces/default/configmaps?limit=1')).body) as {
+  const list = JSON.parse(
+    (await request(session, 'GET', '/api/v1/namespaces/default/configmaps?limit=1')).body,
+  ) as {
     metadata: { resourceVersion: string };
   };
   const stream = session.request({
@@ -163,15 +170,30 @@ try {
   for (const session of sessions) session.close();
 
   const list5k = percentile(listTimes, 50);
-  printTable(`tkube API server (${CONCURRENCY} concurrent HTTP/2 clients, x509 admin, ConfigMaps of ~0.6 KiB)`, [
-    ['control plane start to /readyz (ms)', started.readyMs.toFixed(0), 'target ≤ 500 ms (PKI exists, as after tkube up)'],
-    ['ConfigMap creates/s', creates.perSecond.toFixed(0), 'target ≥ 2,000/s; kube-apiserver+etcd ~700/s'],
-    ['create latency p50 / p99 (ms)', `${creates.p50.toFixed(2)} / ${creates.p99.toFixed(2)}`, 'target p99 ≤ 30 ms; kube ~50 ms'],
-    ['GETs/s', gets.perSecond.toFixed(0), ''],
-    ['GET latency p50 / p99 (ms)', `${gets.p50.toFixed(2)} / ${gets.p99.toFixed(2)}`, ''],
-    ['list 5,000 ConfigMaps (ms, median of 7)', list5k.toFixed(1), ''],
-    ['watch delivery p50 / p99 (ms)', `${percentile(watch, 50).toFixed(2)} / ${percentile(watch, 99).toFixed(2)}`, 'create sent → event received'],
-  ]);
+  printTable(
+    `tkube API server (${CONCURRENCY} concurrent HTTP/2 clients, x509 admin, ConfigMaps of ~0.6 KiB)`,
+    [
+      [
+        'control plane start to /readyz (ms)',
+        started.readyMs.toFixed(0),
+        'target ≤ 500 ms (PKI exists, as after tkube up)',
+      ],
+      ['ConfigMap creates/s', creates.perSecond.toFixed(0), 'target ≥ 2,000/s; kube-apiserver+etcd ~700/s'],
+      [
+        'create latency p50 / p99 (ms)',
+        `${creates.p50.toFixed(2)} / ${creates.p99.toFixed(2)}`,
+        'target p99 ≤ 30 ms; kube ~50 ms',
+      ],
+      ['GETs/s', gets.perSecond.toFixed(0), ''],
+      ['GET latency p50 / p99 (ms)', `${gets.p50.toFixed(2)} / ${gets.p99.toFixed(2)}`, ''],
+      ['list 5,000 ConfigMaps (ms, median of 7)', list5k.toFixed(1), ''],
+      [
+        'watch delivery p50 / p99 (ms)',
+        `${percentile(watch, 50).toFixed(2)} / ${percentile(watch, 99).toFixed(2)}`,
+        'create sent → event received',
+      ],
+    ],
+  );
   console.log(
     JSON.stringify({
       readyzMs: Math.round(started.readyMs),

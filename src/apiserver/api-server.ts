@@ -4,7 +4,6 @@ import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
 import type { ResourceInfo } from '../api/resources/types.js';
 import type { Store } from '../storage/index.js';
 import { ANONYMOUS, authenticate } from './authentication.js';
-import { serveDiscovery } from './handlers/discovery-handler.js';
 import { ResourceHandler, type ResourceHandlerDeps } from './handlers/resource-handler.js';
 import type { WatchSettings } from './handlers/watch.js';
 import { sendJson, sendStatusError, sendText } from './http/respond.js';
@@ -114,6 +113,8 @@ export class ApiServer {
         await handler(ctx);
         return;
       }
+      // Discovery and OpenAPI load on first use: they are large and /readyz does not need them.
+      const { serveDiscovery } = await import('./handlers/discovery-handler.js');
       if (!serveDiscovery(ctx, this.options.serverAddress?.() ?? '127.0.0.1:6443')) throw pathNotFound();
     };
     run()

@@ -34,11 +34,14 @@ export type StopResult = 'not-running' | 'stopped' | 'killed';
 const DEFAULT_GRACE_PERIOD_MS = 10_000;
 const EXIT_POLL_INTERVAL_MS = 50;
 
-/** `node <package>/bin/run.js controlplane`: this very program's hidden command. */
+/**
+ * `node <package>/dist/controlplane/main.js`: this program's control plane entry point, which
+ * skips the CLI framework's start-up (the same code as the hidden `tkube controlplane`).
+ */
 export function builtinControlPlaneCommand(): ControlPlaneCommand {
   // dist/cluster and src/cluster are both two levels below the package root.
-  const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
-  return { file: process.execPath, args: [runJs, 'controlplane'] };
+  const main = fileURLToPath(new URL('../../dist/controlplane/main.js', import.meta.url));
+  return { file: process.execPath, args: [main] };
 }
 
 /** Starts the control plane detached, its output appended to the cluster's log file. */

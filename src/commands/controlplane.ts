@@ -1,5 +1,5 @@
 import { Command, Flags } from '@oclif/core';
-import { startControlPlane } from '../controlplane/control-plane.js';
+import { runControlPlane } from '../controlplane/run.js';
 
 export default class ControlPlane extends Command {
   static override hidden = true;
@@ -16,24 +16,9 @@ export default class ControlPlane extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ControlPlane);
-    const started = Date.now();
-    const running = await startControlPlane({
-      stateDir: flags['state-dir'],
-      apiPort: flags['api-port'],
-      bindAddresses: flags['bind-address'],
-    });
-    this.log(`control plane serving on port ${running.port} (ready in ${Date.now() - started} ms)`);
-    await new Promise<void>((resolve) => {
-      const stop = (signal: string) => {
-        this.log(`received ${signal}, shutting down`);
-        running.stop().then(resolve, (error: unknown) => {
-          console.error(error);
-          resolve();
-        });
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
-    });
-    this.log('control plane stopped');
+    await runControlPlane(
+      { stateDir: flags['state-dir'], apiPort: flags['api-port'], bindAddresses: flags['bind-address'] },
+      (line) => this.log(line),
+    );
   }
 }

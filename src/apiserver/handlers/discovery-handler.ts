@@ -10,6 +10,12 @@ import { versionBody } from '../discovery/version.js';
 import { sendJson, sendJsonText } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
 import { answerV3, openAPIDocuments } from '../openapi/documents.js';
+import { openAPIV2Protobuf } from '../openapi/protobuf/encode.js';
+import {
+  negotiateOpenAPIV2,
+  OPENAPI_V2_JSON_CONTENT_TYPE,
+  OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
+} from '../openapi/protobuf/negotiate.js';
 import { notAcceptable } from '../status.js';
 
 /**
@@ -47,11 +53,23 @@ export function serveDiscovery(ctx: RequestContext, serverAddress: string): bool
   if (parts[0] === 'apis' && parts.length === 3)
     return sendIfFound(ctx, apiResourceList(parts[1]!, parts[2]!));
   if (path === '/openapi/v2') {
-    // Only JSON is served; a protobuf-only Accept (kubectl) gets 406 and falls back to v3.
-    const accept = ctx.headers.accept ?? '*/*';
-    if (!/application\/json|\*\/\*|application\/\*/.test(accept)) throw notAcceptable(['application/json']);
-    const document = openAPIDocuments().v2();
-    sendJsonText(ctx.res, 200, document.body.toString('utf8'), { etag: document.etag });
+    // JSON, or the gnostic protobuf encoding kubectl asks for; both carry the JSON's ETag.
+    const encoding = negotiateOpenAPIV2(ctx.headers.accept);
+    if (!encoding) throw notAcceptable([OPENAPI_V2_JSON_CONTENT_TYPE, OPENAPI_V2_PROTOBUF_CONTENT_TYPE]);
+    const json = openAPIDocuments().v2();
+    const document = encoding === 'json' ? json : openAPIV2Protobuf(json);
+    const headers = {
+      'content-type': encoding === 'json' ? OPENAPI_V2_JSON_CONTENT_TYPE : OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
+      etag: document.etag,
+      vary: 'Accept',
+    };
+    if (ctx.headers['if-none-match'] === document.etag) {
+      ctx.res.writeHead(304, headers);
+      ctx.res.end();
+    } else {
+      ctx.res.writeHead(200, { ...headers, 'content-length': String(document.body.length) });
+      ctx.res.end(document.body);
+    }
     return true;
   }
   if (path === '/openapi/v3') {

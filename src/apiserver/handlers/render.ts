@@ -1,8 +1,23 @@
 import type { KubeObject } from '../../api/object.js';
 import type { ResourceInfo } from '../../api/resources/types.js';
 import type { Rendering } from '../http/negotiate.js';
-import { printTable } from '../printers/index.js';
 import type { IncludeObjectPolicy } from '../printers/types.js';
+
+type Printers = typeof import('../printers/index.js');
+let printers: Printers | undefined;
+
+/**
+ * The printers are loaded on the first Table request, not at start-up: a control plane
+ * answers /readyz sooner, and clients that never ask for tables never pay for them.
+ */
+export async function loadPrinters(): Promise<void> {
+  printers ??= await import('../printers/index.js');
+}
+
+function printTable(...args: Parameters<Printers['printTable']>): ReturnType<Printers['printTable']> {
+  if (!printers) throw new Error('printers not loaded: call loadPrinters() first');
+  return printers.printTable(...args);
+}
 
 function partialMetadata(object: KubeObject): KubeObject {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata ?? {} };

@@ -6,7 +6,7 @@ import {
 } from '../../api/selectors/index.js';
 import { SelectorError } from '../../api/selectors/selector-error.js';
 import type { Store } from '../../storage/index.js';
-import { parseJsonObject, readBody } from '../http/body.js';
+import { readBody, readObjectBody } from '../http/body.js';
 import { negotiate } from '../http/negotiate.js';
 import { sendJson, sendJsonText } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
@@ -25,7 +25,7 @@ import {
   unsupportedMediaType,
 } from '../status.js';
 import { listBodyText } from './list-body.js';
-import { includeObjectParam, renderList, renderObject } from './render.js';
+import { includeObjectParam, loadPrinters, renderList, renderObject } from './render.js';
 import { serveWatch, type WatchSettings } from './watch.js';
 
 export interface ResourceHandlerDeps {
@@ -77,7 +77,7 @@ export class ResourceHandler {
           this.deps.watch,
         );
       case 'create': {
-        const body = parseJsonObject(await readBody(ctx.req));
+        const body = await readObjectBody(ctx.req, this.bodyKind(resources, sub));
         if (sub === 'binding') return this.bind(ctx, resources, namespace, request.name, body, dryRun);
         if (sub !== '') throw methodNotSupported(resources.groupResource, 'create');
         this.checkBodyType(body, resources);
@@ -86,7 +86,7 @@ export class ResourceHandler {
         return sendJson(ctx.res, 201, created);
       }
       case 'update': {
-        const body = parseJsonObject(await readBody(ctx.req));
+        const body = await readObjectBody(ctx.req, this.bodyKind(resources, sub));
         if (sub === 'scale')
           return this.updateScale(ctx, resources, namespace, request.name, () => body, dryRun);
         this.checkBodyType(body, resources);
@@ -149,6 +149,7 @@ export class ResourceHandler {
     const rendering = negotiate(ctx.headers.accept, false);
     if (rendering === 'object') return sendJsonText(ctx.res, 200, await resources.getText(namespace, name));
     const object = await resources.get(namespace, name);
+    await loadPrinters();
     const includeObject = includeObjectParam(ctx.query.get('includeObject'));
     return sendJson(ctx.res, 200, renderObject(rendering, resources.info, object, includeObject));
   }
@@ -163,6 +164,7 @@ export class ResourceHandler {
         listBodyText(resources.info, page.items, page.revision, page.continue),
       );
     }
+    await loadPrinters();
     const metadata = {
       resourceVersion: String(page.revision),
       ...(page.continue ? { continue: page.continue } : {}),
@@ -328,9 +330,24 @@ export class ResourceHandler {
     return sendJson(ctx.res, 201, success());
   }
 
+  /** The kind a body of this endpoint decodes to (protobuf bodies name theirs, or take this one). */
+  private bodyKind(
+    resources: ResourceStore,
+    subresource: string,
+  ): { group: string; version: string; kind: string } {
+    const { info } = resources;
+    const sub = info.subresources.find((s) => s.name === subresource);
+    if (sub && sub.kind !== info.kind)
+      return { group: sub.group ?? info.group, version: sub.version ?? info.version, kind: sub.kind };
+    return { group: info.group, version: info.version, kind: info.kind };
+  }
+
   private async deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
-    const body = await readBody(ctx.req);
-    const fromBody = body.length > 0 ? parseJsonObject(body) : {};
+    const fromBody = await readObjectBody(
+      ctx.req,
+      { group: 'meta.k8s.io', version: 'v1', kind: 'DeleteOptions' },
+      { optional: true },
+    );
     const grace =
       numberParam(ctx.query, 'gracePeriodSeconds') ?? (fromBody.gracePeriodSeconds as number | undefined);
     let policy = (ctx.query.get('propagationPolicy') ?? fromBody.propagationPolicy) as string | undefined;

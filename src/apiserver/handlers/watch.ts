@@ -7,7 +7,7 @@ import type { ResourceStore } from '../registry/resource-store.js';
 import { decodeStored, withResourceVersion } from '../registry/stored-object.js';
 import { badRequest, StatusError, tooOldResourceVersion } from '../status.js';
 import { apiVersionOf } from './list-body.js';
-import { renderObject } from './render.js';
+import { loadPrinters, renderObject } from './render.js';
 
 export interface WatchRequest {
   readonly namespace: string;
@@ -107,6 +107,7 @@ export async function serveWatch(
     startRevision = Number(rv);
   }
 
+  if (request.rendering !== 'object') await loadPrinters();
   // Plain JSON events are encoded once and shared; other renderings are per watcher.
   let headersSent = false;
   const render = (type: string, text: string): string => {

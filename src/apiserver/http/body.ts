@@ -1,5 +1,7 @@
+import { parse as parseYaml } from 'yaml';
 import { isJsonObject, type JsonObject } from '../../api/object.js';
-import { badRequest, requestEntityTooLarge } from '../status.js';
+import { decodeKubernetesProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError } from '../protobuf/index.js';
+import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../status.js';
 import type { ApiRequest } from './types.js';
 
 /** kube-apiserver's limit for a request body (3 MiB). */
@@ -36,4 +38,45 @@ export function parseJsonObject(body: Buffer): JsonObject {
     );
   }
   return value;
+}
+
+/** Media types a create or update body may use. */
+export const REQUEST_BODY_TYPES = [
+  'application/json',
+  'application/yaml',
+  'application/vnd.kubernetes.protobuf',
+] as const;
+
+/**
+ * Reads a create/update body as an object: JSON, or Kubernetes protobuf (what typed clients
+ * such as kubectl's generators send), or YAML. Anything else is a 415.
+ */
+export async function readObjectBody(
+  req: ApiRequest,
+  expected: { group: string; version: string; kind: string },
+  options: { optional?: boolean } = {},
+): Promise<JsonObject> {
+  const body = await readBody(req);
+  if (options.optional && body.length === 0) return {};
+  const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+  if (contentType === 'application/json' || contentType === '') return parseJsonObject(body);
+  if (contentType === PROTOBUF_CONTENT_TYPE) {
+    try {
+      return decodeKubernetesProtobuf(body, expected) as JsonObject;
+    } catch (error) {
+      if (error instanceof ProtobufDecodeError) throw badRequest(error.message);
+      throw error;
+    }
+  }
+  if (contentType === 'application/yaml') {
+    let value: unknown;
+    try {
+      value = parseYaml(body.toString('utf8'));
+    } catch (error) {
+      throw badRequest(`yaml: ${(error as Error).message}`);
+    }
+    if (!isJsonObject(value)) throw badRequest('the request body is not an object');
+    return value;
+  }
+  throw unsupportedMediaType(contentType, REQUEST_BODY_TYPES);
 }

@@ -248,6 +248,37 @@ describe('kubectl against tkube', () => {
     expect(await ok(['get', 'cm', 'settings', '-n', 'shop', '-o', 'jsonpath={.data.mode}'])).toBe('edited');
   });
 
+  it('creates with the imperative generators, which send protobuf bodies', async () => {
+    expect(await ok(['create', 'configmap', 'gen', '-n', 'shop', '--from-literal=a=b'])).toBe(
+      'configmap/gen created',
+    );
+    expect(await ok(['create', 'secret', 'generic', 'gen', '-n', 'shop', '--from-literal=p=q'])).toBe(
+      'secret/gen created',
+    );
+    expect(
+      await ok(['create', 'deployment', 'gen', '-n', 'shop', '--image=nginx:1.27', '--replicas=3']),
+    ).toBe('deployment.apps/gen created');
+    expect(await ok(['create', 'service', 'nodeport', 'gen', '-n', 'shop', '--tcp=80:8080'])).toBe(
+      'service/gen created',
+    );
+    const cm = JSON.parse(await ok(['get', 'cm', 'gen', '-n', 'shop', '-o', 'json'])) as {
+      data: Record<string, string>;
+    };
+    expect(cm.data).toEqual({ a: 'b' });
+    const deploy = JSON.parse(await ok(['get', 'deploy', 'gen', '-n', 'shop', '-o', 'json'])) as {
+      spec: { replicas: number; template: { spec: { containers: { image: string }[] } } };
+    };
+    expect(deploy.spec.replicas).toBe(3);
+    expect(deploy.spec.template.spec.containers[0]!.image).toBe('nginx:1.27');
+    const svc = JSON.parse(await ok(['get', 'svc', 'gen', '-n', 'shop', '-o', 'json'])) as {
+      spec: { type: string; ports: { port: number; nodePort: number }[] };
+    };
+    expect(svc.spec.type).toBe('NodePort');
+    expect(svc.spec.ports[0]!.nodePort).toBeGreaterThanOrEqual(30000);
+    expect(svc.spec.ports[0]!.nodePort).toBeLessThanOrEqual(32767);
+    await ok(['delete', 'deploy,svc,cm,secret', 'gen', '-n', 'shop']);
+  });
+
   it('reports NotFound and AlreadyExists as Kubernetes does', async () => {
     const missing = await cluster.kubectl(['get', 'pod', 'nope', '-n', 'shop']);
     expect(missing.exitCode).toBe(1);
@@ -324,8 +355,7 @@ describe('kubectl against tkube', () => {
     const list = await cluster.kubectl(['get', 'deploy', '-n', 'shop'], { binary });
     expect(list.exitCode, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^web\s+0\/2\s/m);
-    // Until /openapi/v2 speaks protobuf, kubectl 1.28 validates without it.
-    const created = await cluster.kubectl(['create', '--validate=false', '-f', '-'], {
+    const created = await cluster.kubectl(['create', '-f', '-'], {
       binary,
       input:
         'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old-client, namespace: shop}\ndata: {a: "1"}\n',
