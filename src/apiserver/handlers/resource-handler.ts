@@ -6,7 +6,15 @@ import {
 } from '../../api/selectors/index.js';
 import { SelectorError } from '../../api/selectors/selector-error.js';
 import type { Store } from '../../storage/index.js';
-import { readBody, readObjectBody } from '../http/body.js';
+import {
+  checkPatchBody,
+  type FieldValidationOptionsKind,
+  fieldValidationDirective,
+  validateFields,
+  validatePatchedFields,
+  warningHeader,
+} from '../field-validation/index.js';
+import { readBody, readObjectBody, readObjectBodyWithSource } from '../http/body.js';
 import { negotiate } from '../http/negotiate.js';
 import { sendJson, sendJsonText } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
@@ -77,16 +85,16 @@ export class ResourceHandler {
           this.deps.watch,
         );
       case 'create': {
-        const body = await readObjectBody(ctx.req, this.bodyKind(resources, sub));
+        const { body, warnings } = await this.readChecked(ctx, resources, sub, 'CreateOptions');
         if (sub === 'binding') return this.bind(ctx, resources, namespace, request.name, body, dryRun);
         if (sub !== '') throw methodNotSupported(resources.groupResource, 'create');
         this.checkBodyType(body, resources);
         this.checkNamespace(body, namespace);
         const created = await resources.create(namespace, body, { dryRun });
-        return sendJson(ctx.res, 201, created);
+        return sendJson(ctx.res, 201, created, warnings);
       }
       case 'update': {
-        const body = await readObjectBody(ctx.req, this.bodyKind(resources, sub));
+        const { body, warnings } = await this.readChecked(ctx, resources, sub, 'UpdateOptions');
         if (sub === 'scale')
           return this.updateScale(ctx, resources, namespace, request.name, () => body, dryRun);
         this.checkBodyType(body, resources);
@@ -113,7 +121,7 @@ export class ResourceHandler {
           subresource: sub,
           dryRun,
         });
-        return sendJson(ctx.res, created ? 201 : 200, object);
+        return sendJson(ctx.res, created ? 201 : 200, object, warnings);
       }
       case 'patch':
         return this.patch(ctx, resources, namespace, request, dryRun);
@@ -234,11 +242,16 @@ export class ResourceHandler {
     } catch (error) {
       throw asStatusError(error);
     }
+    const mode = fieldValidationDirective(ctx.query.get('fieldValidation'), 'PatchOptions');
     const body = await readBody(ctx.req);
+    const texts: string[] = [];
+    const gvk = this.bodyKind(resources, request.subresource);
     const patchWith = (current: KubeObject): KubeObject => {
       let patched: unknown;
       try {
+        const check = checkPatchBody(patchTypeOf(contentType, schema !== undefined), body, mode);
         patched = applyPatch(contentType, current, body, schema);
+        texts.splice(0, texts.length, ...validatePatchedFields(check, patched, gvk));
       } catch (error) {
         throw asStatusError(error);
       }
@@ -258,7 +271,7 @@ export class ResourceHandler {
       },
       { subresource: request.subresource, dryRun, expectedVersion: pinnedVersion(body) },
     );
-    return sendJson(ctx.res, 200, updated);
+    return sendJson(ctx.res, 200, updated, warningHeaders(texts));
   }
 
   private async updateScale(
@@ -330,6 +343,24 @@ export class ResourceHandler {
     return sendJson(ctx.res, 201, success());
   }
 
+  /**
+   * Reads a create/update body and runs server-side field validation on it, as
+   * kube-apiserver does while decoding: unknown and duplicate fields are a 400 under Strict,
+   * Warning headers under Warn (the default), nothing under Ignore.
+   */
+  private async readChecked(
+    ctx: RequestContext,
+    resources: ResourceStore,
+    sub: string,
+    optionsKind: FieldValidationOptionsKind,
+  ): Promise<{ body: KubeObject; warnings: Record<string, string[]> }> {
+    const mode = fieldValidationDirective(ctx.query.get('fieldValidation'), optionsKind);
+    const kind = this.bodyKind(resources, sub);
+    const { object, json } = await readObjectBodyWithSource(ctx.req, kind);
+    const texts = json ? validateFields(json, kind, mode) : [];
+    return { body: object, warnings: warningHeaders(texts) };
+  }
+
   /** The kind a body of this endpoint decodes to (protobuf bodies name theirs, or take this one). */
   private bodyKind(
     resources: ResourceStore,
@@ -390,6 +421,13 @@ export class ResourceHandler {
       );
     }
   }
+}
+
+/** `Warning` response headers for field-validation warnings (none when there are none). */
+function warningHeaders(texts: readonly string[]): Record<string, string[]> {
+  if (texts.length === 0) return {};
+  // Node writes header values as latin1: pass UTF-8 bytes through unchanged.
+  return { warning: warningHeader(texts).map((value) => Buffer.from(value, 'utf8').toString('latin1')) };
 }
 
 function notFoundPath(): StatusError {

@@ -56,10 +56,34 @@ export async function readObjectBody(
   expected: { group: string; version: string; kind: string },
   options: { optional?: boolean } = {},
 ): Promise<JsonObject> {
+  return (await readObjectBodyWithSource(req, expected, options)).object;
+}
+
+export interface ObjectBody {
+  readonly object: JsonObject;
+  /** The bytes as sent, when they were JSON (field validation scans them). */
+  readonly json?: Buffer;
+}
+
+/** Like readObjectBody, and keeps a JSON body's bytes for strict field validation. */
+export async function readObjectBodyWithSource(
+  req: ApiRequest,
+  expected: { group: string; version: string; kind: string },
+  options: { optional?: boolean } = {},
+): Promise<ObjectBody> {
   const body = await readBody(req);
-  if (options.optional && body.length === 0) return {};
+  if (options.optional && body.length === 0) return { object: {} };
   const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
-  if (contentType === 'application/json' || contentType === '') return parseJsonObject(body);
+  if (contentType === 'application/json' || contentType === '')
+    return { object: parseJsonObject(body), json: body };
+  return { object: await decodeOther(body, contentType, expected) };
+}
+
+async function decodeOther(
+  body: Buffer,
+  contentType: string,
+  expected: { group: string; version: string; kind: string },
+): Promise<JsonObject> {
   if (contentType === PROTOBUF_CONTENT_TYPE) {
     try {
       return decodeKubernetesProtobuf(body, expected) as JsonObject;

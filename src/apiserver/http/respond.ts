@@ -8,7 +8,7 @@ export function sendJsonText(
   res: ApiResponse,
   code: number,
   body: string,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | string[]> = {},
 ): void {
   const buffer = Buffer.from(body);
   res.writeHead(code, { 'content-type': JSON_TYPE, 'content-length': String(buffer.length), ...headers });
@@ -19,7 +19,7 @@ export function sendJson(
   res: ApiResponse,
   code: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | string[]> = {},
 ): void {
   sendJsonText(res, code, JSON.stringify(body), headers);
 }

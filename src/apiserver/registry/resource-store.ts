@@ -11,6 +11,7 @@ import {
   KeyNotFoundError,
   type Store,
 } from '../../storage/index.js';
+import { pruneUnknownFields } from '../field-validation/prune.js';
 import {
   alreadyExists,
   badRequest,
@@ -208,6 +209,7 @@ export class ResourceStore {
   // ---- writes --------------------------------------------------------------------------
 
   async create(namespace: string, object: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
+    pruneUnknownFields(object, this.info);
     const meta = metaOf(object);
     if (this.info.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
@@ -341,6 +343,7 @@ export class ResourceStore {
 
   private prepareUpdate(desired: KubeObject, current: KubeObject, subresource: string): KubeObject {
     const next = desired;
+    pruneUnknownFields(next, this.info);
     const meta = metaOf(next);
     const old = current.metadata ?? {};
     // Fields the system owns are carried over from the stored object.

@@ -300,6 +300,30 @@ describe('kubectl against tkube', () => {
     expect(wrongNamespace.stderr).toContain('namespaces "ghost" not found');
   });
 
+  it('validates fields: Strict rejects unknown fields, Warn warns and drops them', async () => {
+    const strict = await cluster.kubectl(['apply', '-f', '-'], {
+      input:
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: typo, namespace: shop}\nspec:\n  replicasx: 3\n' +
+        '  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n' +
+        '    spec:\n      containers: [{name: c, image: nginx, imagex: y}]\n',
+    });
+    expect(strict.exitCode).toBe(1);
+    expect(strict.stderr).toBe(
+      'Error from server (BadRequest): error when creating "STDIN": Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replicasx", unknown field "spec.template.spec.containers[0].imagex"',
+    );
+    const warned = await cluster.kubectl(['apply', '--validate=warn', '-f', '-'], {
+      input:
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: loose, namespace: shop, colour: red}\ndata: {a: "1"}\n',
+    });
+    expect(warned.exitCode, warned.stderr).toBe(0);
+    expect(warned.stderr).toBe('Warning: unknown field "metadata.colour"');
+    const stored = JSON.parse(await ok(['get', 'cm', 'loose', '-n', 'shop', '-o', 'json'])) as {
+      metadata: object;
+    };
+    expect(stored.metadata).not.toHaveProperty('colour');
+    await ok(['delete', 'cm', 'loose', '-n', 'shop']);
+  });
+
   it('watches with -w and sees changes as table rows', async () => {
     const watching = cluster.kubectl(['get', 'cm', '-n', 'shop', '-w', '--request-timeout=4s']);
     await new Promise((resolve) => setTimeout(resolve, 1000));
