@@ -12,7 +12,7 @@ import { RequestMetrics } from './metrics.js';
 import { builtinStrategies } from './registry/builtin/index.js';
 import { ResourceStore } from './registry/resource-store.js';
 import { type NonResourceRequestInfo, parseRequestInfo, type ResourceRequestInfo } from './request-info.js';
-import { forbidden, internalError, notFound, pathNotFound, StatusError } from './status.js';
+import { badRequest, forbidden, internalError, notFound, pathNotFound, StatusError } from './status.js';
 
 /** A handler for a path outside /api and /apis resources (health, version, discovery, openapi). */
 export type PathHandler = (ctx: RequestContext) => void | Promise<void>;
@@ -79,8 +79,10 @@ export class ApiServer {
     const started = performance.now();
     let labels = { verb: req.method ?? '', group: '', version: '', resource: '', subresource: '', scope: '' };
     const run = async (): Promise<void> => {
-      const url = new URL(req.url ?? '/', 'https://apiserver');
-      const path = url.pathname;
+      const target = req.url ?? '/';
+      const queryAt = target.indexOf('?');
+      const path = decodePath(queryAt < 0 ? target : target.slice(0, queryAt));
+      const url = { searchParams: new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)) };
       const user = authenticate(req);
       const ctx: RequestContext = {
         req,
@@ -176,8 +178,11 @@ export class ApiServer {
   ) => {
     const kv = await this.options.store.get(`/registry/namespaces/${namespace}`);
     if (!kv) throw notFound({ group: '', resource: 'namespaces' }, namespace);
-    const ns = JSON.parse(kv.value) as KubeObject;
-    if (ns.metadata?.deletionTimestamp !== undefined) {
+    // Only a namespace being deleted has a deletionTimestamp: no need to parse it otherwise.
+    if (
+      kv.value.includes('"deletionTimestamp"') &&
+      (JSON.parse(kv.value) as KubeObject).metadata?.deletionTimestamp
+    ) {
       const error = forbidden(
         gr,
         name,
@@ -193,6 +198,14 @@ export class ApiServer {
       throw error;
     }
   };
+}
+
+function decodePath(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw badRequest(`invalid URL path: ${JSON.stringify(raw)}`);
+  }
 }
 
 export { sendJson };

@@ -30,12 +30,23 @@ function labelText(labels: Record<string, string>): string {
 export class RequestMetrics {
   private readonly totals = new Map<string, number>();
   private readonly durations = new Map<string, Histogram>();
+  /** Label texts by a cheap key: rendering them on every request shows in profiles. */
+  private readonly labelTexts = new Map<string, { base: string; withCode: Map<number, string> }>();
 
   observe(labels: RequestLabels, code: number, seconds: number): void {
-    const base = { ...labels, component: 'apiserver' };
-    const totalKey = labelText({ ...base, code: String(code) });
+    const key = `${labels.verb}|${labels.group}|${labels.version}|${labels.resource}|${labels.subresource}|${labels.scope}`;
+    let texts = this.labelTexts.get(key);
+    if (!texts) {
+      texts = { base: labelText({ ...labels, component: 'apiserver' }), withCode: new Map() };
+      this.labelTexts.set(key, texts);
+    }
+    let totalKey = texts.withCode.get(code);
+    if (totalKey === undefined) {
+      totalKey = labelText({ ...labels, component: 'apiserver', code: String(code) });
+      texts.withCode.set(code, totalKey);
+    }
     this.totals.set(totalKey, (this.totals.get(totalKey) ?? 0) + 1);
-    const durationKey = labelText(base);
+    const durationKey = texts.base;
     let histogram = this.durations.get(durationKey);
     if (!histogram) {
       histogram = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
