@@ -66,7 +66,27 @@ export function fieldNotSupported(
   return { type: 'FieldValueNotSupported', field, badValue, detail };
 }
 
+/**
+ * A bad value already printed the way Go prints it (%#v of maps, selectors, structs), so
+ * messages match kube-apiserver's. `omitted` stands for field.OmitValueType{}: no value shown.
+ */
+export class GoRendered {
+  constructor(
+    readonly text: string,
+    readonly omitted = false,
+  ) {}
+
+  toString(): string {
+    return this.text;
+  }
+
+  toJSON(): string {
+    return this.text;
+  }
+}
+
 function renderBadValue(value: unknown): string {
+  if (value instanceof GoRendered) return value.text;
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
@@ -83,7 +103,8 @@ export function fieldErrorBody(error: FieldError): string {
     error.type === 'FieldValueForbidden' ||
     error.type === 'FieldValueTooLong' ||
     error.type === 'InternalError';
-  if (!omitsValue) body += `: ${renderBadValue(error.badValue)}`;
+  const omitted = error.badValue instanceof GoRendered && error.badValue.omitted;
+  if (!omitsValue && !omitted) body += `: ${renderBadValue(error.badValue)}`;
   if (error.detail !== '') body += `: ${error.detail}`;
   return body;
 }

@@ -209,15 +209,16 @@ export class ResourceStore {
   // ---- writes --------------------------------------------------------------------------
 
   async create(namespace: string, object: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
+    this.checkDecodable(object);
     pruneUnknownFields(object, this.info);
     const meta = metaOf(object);
     if (this.info.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     this.strategy.defaults(object);
-    await this.strategy.prepareForCreate(object);
     this.fillCreateMetadata(object);
     const generating = !meta.name && meta.generateName;
     if (generating) meta.name = generateName(meta.generateName!);
+    await this.strategy.prepareForCreate(object);
     const errors = this.strategy.validateCreate(object);
     if (errors.length > 0) throw invalid(this.info.group, this.info.kind, meta.name ?? '', errors);
     if (this.info.namespaced) await this.checkNamespace(namespace, this.groupResource, meta.name!);
@@ -238,6 +239,15 @@ export class ResourceStore {
           throw alreadyExists(this.groupResource, meta.name!);
         meta.name = generateName(meta.generateName!);
       }
+    }
+  }
+
+  /** What decoding into the Go type would refuse: 400 `<Kind> in version "v1" cannot be handled as a <Kind>`. */
+  private checkDecodable(object: KubeObject): void {
+    const problem = this.strategy.decodeError(object);
+    if (problem !== undefined) {
+      const { kind, version } = this.info;
+      throw badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${problem}`);
     }
   }
 
@@ -343,6 +353,7 @@ export class ResourceStore {
 
   private prepareUpdate(desired: KubeObject, current: KubeObject, subresource: string): KubeObject {
     const next = desired;
+    this.checkDecodable(next);
     pruneUnknownFields(next, this.info);
     const meta = metaOf(next);
     const old = current.metadata ?? {};

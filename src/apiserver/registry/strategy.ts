@@ -13,6 +13,8 @@ export interface Strategy {
   readonly allowCreateOnUpdate: boolean;
   /** Whether the resource has a `status` subresource (status is then ignored on main-resource writes). */
   readonly hasStatus: boolean;
+  /** A decoding failure Kubernetes reports before defaulting (e.g. an unparsable quantity). */
+  decodeError(object: KubeObject): string | undefined;
   /** Fills defaults in place (SetDefaults_*). */
   defaults(object: KubeObject): void;
   /** Adjusts a new object before validation, e.g. resets its status or allocates an IP. */
@@ -41,6 +43,7 @@ export function makeStrategy(info: ResourceInfo, overrides: Partial<Strategy> = 
     tracksGeneration: false,
     allowCreateOnUpdate: false,
     hasStatus,
+    decodeError: () => undefined,
     defaults: () => {},
     prepareForCreate: (object) => {
       if (hasStatus) delete object.status;

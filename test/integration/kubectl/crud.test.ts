@@ -279,7 +279,7 @@ describe('kubectl against tkube', () => {
     await ok(['delete', 'deploy,svc,cm,secret', 'gen', '-n', 'shop']);
   });
 
-  it('reports NotFound and AlreadyExists as Kubernetes does', async () => {
+  it('reports NotFound, AlreadyExists and Invalid as Kubernetes does', async () => {
     const missing = await cluster.kubectl(['get', 'pod', 'nope', '-n', 'shop']);
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toBe('Error from server (NotFound): pods "nope" not found');
@@ -293,6 +293,20 @@ describe('kubectl against tkube', () => {
     );
     expect(again.stderr).toContain(
       'Error from server (AlreadyExists): error when creating "STDIN": deployments.apps "web" already exists',
+    );
+    const invalid = await cluster.kubectl(['apply', '-f', '-'], {
+      input:
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: mismatch, namespace: shop}\nspec:\n' +
+        '  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: other}}\n' +
+        '    spec:\n      containers: [{name: c, image: nginx}]\n',
+    });
+    expect(invalid.exitCode).toBe(1);
+    expect(invalid.stderr).toBe(
+      'The Deployment "mismatch" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`',
+    );
+    const badName = await cluster.kubectl(['create', 'configmap', 'BadName', '-n', 'shop']);
+    expect(badName.stderr).toContain(
+      'ConfigMap "BadName" is invalid: metadata.name: Invalid value: "BadName": a lowercase RFC 1123 subdomain must consist of',
     );
     const wrongNamespace = await cluster.kubectl(['apply', '-f', '-'], {
       input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: ghost}\n',

@@ -1,10 +1,11 @@
 import type { ResourceInfo } from '../../../api/resources/types.js';
 import type { Store } from '../../../storage/index.js';
 import { makeStrategy, type Strategy } from '../strategy.js';
+import { rulesFor } from '../validation/index.js';
 import { SELECTABLE_FIELDS } from './field-selectors.js';
+import { jobStrategy } from './jobs.js';
 import { namespaceStrategy } from './namespaces.js';
 import { podStrategy } from './pods.js';
-import { secretStrategy } from './secrets.js';
 import { ServiceAllocator, serviceStrategy } from './services.js';
 
 /** Resources whose strategies start metadata.generation at 1 and bump it on spec changes. */
@@ -45,18 +46,28 @@ export function builtinStrategies(store: Store): BuiltinStrategies {
   const overrides: Record<string, Partial<Strategy>> = {
     '/Namespace': namespaceStrategy,
     '/Pod': podStrategy,
-    '/Secret': secretStrategy,
     '/Service': serviceStrategy(allocator),
+    'batch/Job': jobStrategy,
   };
   return {
     strategyFor(info) {
       const id = `${info.group}/${info.kind}`;
       const fields = SELECTABLE_FIELDS[id];
+      const rules = rulesFor(info.group, info.kind);
+      const override = overrides[id] ?? {};
       return makeStrategy(info, {
         tracksGeneration: TRACKS_GENERATION.has(id),
         allowCreateOnUpdate: CREATE_ON_UPDATE.has(id),
         ...(fields ? { selectableFields: fields } : {}),
-        ...overrides[id],
+        ...(rules?.decodeError ? { decodeError: rules.decodeError } : {}),
+        ...(rules?.validateCreate ? { validateCreate: rules.validateCreate } : {}),
+        ...(rules?.validateUpdate ? { validateUpdate: rules.validateUpdate } : {}),
+        ...override,
+        // Kubernetes' SetDefaults_* first, then what the registry strategy adds.
+        defaults: (object) => {
+          rules?.defaults?.(object);
+          override.defaults?.(object);
+        },
       });
     },
   };

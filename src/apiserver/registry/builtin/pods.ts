@@ -1,9 +1,10 @@
 import type { KubeObject } from '../../../api/object.js';
 import type { Strategy } from '../strategy.js';
+import { podQosClass } from './pod-qos.js';
 
 interface PodShape {
   spec?: { nodeName?: string; terminationGracePeriodSeconds?: number };
-  status?: { phase?: string };
+  status?: { phase?: string; qosClass?: string };
 }
 
 const DEFAULT_GRACE_PERIOD_SECONDS = 30;
@@ -14,7 +15,7 @@ const DEFAULT_GRACE_PERIOD_SECONDS = 30;
  */
 export const podStrategy: Partial<Strategy> = {
   prepareForCreate(object: KubeObject) {
-    (object as PodShape).status = { phase: 'Pending' };
+    (object as PodShape).status = { phase: 'Pending', qosClass: podQosClass(object.spec as never) };
   },
   gracePeriodSeconds(object: KubeObject, requested: number | undefined) {
     const pod = object as PodShape;

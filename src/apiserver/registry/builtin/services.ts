@@ -162,6 +162,13 @@ export function serviceStrategy(allocator: ServiceAllocator): Partial<Strategy> 
     async prepareForCreate(object: KubeObject) {
       object.status = { loadBalancer: {} };
       await allocator.allocate(object);
+      // Single-stack IPv4 cluster: the IP family fields the allocator settles on create.
+      const spec = (object as ServiceShape & { spec?: { ipFamilies?: string[]; ipFamilyPolicy?: string } })
+        .spec;
+      if (spec && spec.type !== 'ExternalName') {
+        spec.ipFamilies ??= ['IPv4'];
+        spec.ipFamilyPolicy ??= 'SingleStack';
+      }
     },
     prepareForUpdate(object: KubeObject, old: KubeObject) {
       object.status = old.status;

@@ -1,0 +1,108 @@
+// Some values fail while kube-apiserver decodes the request body, before defaulting and validation:
+// the answer is then 400 BadRequest `<Kind> in version "<v>" cannot be handled as a <Kind>: <message>`.
+// This finds the first such value (quantities that do not parse) for the lead's decode step.
+
+import { isJsonObject } from '../../../api/object.js';
+import { parseQuantity, QUANTITY_FORMAT_ERROR } from '../../../api/quantity.js';
+
+/** A path pattern: keys, `*` for every list item or map value. */
+type Pattern = readonly string[];
+
+const CONTAINER_PATTERNS: Pattern[] = [
+  ['resources', 'limits', '*'],
+  ['resources', 'requests', '*'],
+  ['env', '*', 'valueFrom', 'resourceFieldRef', 'divisor'],
+];
+
+function podSpecPatterns(prefix: readonly string[]): Pattern[] {
+  const patterns: Pattern[] = [
+    [...prefix, 'overhead', '*'],
+    [...prefix, 'volumes', '*', 'emptyDir', 'sizeLimit'],
+    [...prefix, 'volumes', '*', 'downwardAPI', 'items', '*', 'resourceFieldRef', 'divisor'],
+    [...prefix, 'volumes', '*', 'ephemeral', 'volumeClaimTemplate', 'spec', 'resources', 'requests', '*'],
+    [...prefix, 'volumes', '*', 'ephemeral', 'volumeClaimTemplate', 'spec', 'resources', 'limits', '*'],
+  ];
+  for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
+    for (const pattern of CONTAINER_PATTERNS) patterns.push([...prefix, list, '*', ...pattern]);
+  }
+  return patterns;
+}
+
+const TEMPLATE = ['spec', 'template', 'spec'];
+
+/** Where each kind keeps quantities ("<group>/<Kind>" keys, as in the validation table). */
+export const QUANTITY_PATTERNS: Readonly<Record<string, readonly Pattern[]>> = {
+  '/Pod': podSpecPatterns(['spec']),
+  '/PodTemplate': podSpecPatterns(['template', 'spec']),
+  '/ReplicationController': podSpecPatterns(TEMPLATE),
+  'apps/Deployment': podSpecPatterns(TEMPLATE),
+  'apps/ReplicaSet': podSpecPatterns(TEMPLATE),
+  'apps/DaemonSet': podSpecPatterns(TEMPLATE),
+  'apps/StatefulSet': [
+    ...podSpecPatterns(TEMPLATE),
+    ['spec', 'volumeClaimTemplates', '*', 'spec', 'resources', 'requests', '*'],
+    ['spec', 'volumeClaimTemplates', '*', 'spec', 'resources', 'limits', '*'],
+  ],
+  'batch/Job': podSpecPatterns(TEMPLATE),
+  'batch/CronJob': podSpecPatterns(['spec', 'jobTemplate', 'spec', 'template', 'spec']),
+  '/PersistentVolumeClaim': [
+    ['spec', 'resources', 'requests', '*'],
+    ['spec', 'resources', 'limits', '*'],
+    ['status', 'capacity', '*'],
+    ['status', 'allocatedResources', '*'],
+  ],
+  '/PersistentVolume': [['spec', 'capacity', '*']],
+  '/Node': [
+    ['status', 'capacity', '*'],
+    ['status', 'allocatable', '*'],
+  ],
+  '/ResourceQuota': [
+    ['spec', 'hard', '*'],
+    ['status', 'hard', '*'],
+    ['status', 'used', '*'],
+  ],
+  '/LimitRange': ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'].map((key) => [
+    'spec',
+    'limits',
+    '*',
+    key,
+    '*',
+  ]),
+  'autoscaling/HorizontalPodAutoscaler': [
+    'object',
+    'pods',
+    'resource',
+    'containerResource',
+    'external',
+  ].flatMap((source) => [
+    ['spec', 'metrics', '*', source, 'target', 'value'],
+    ['spec', 'metrics', '*', source, 'target', 'averageValue'],
+  ]),
+};
+
+function* valuesAt(value: unknown, pattern: Pattern, index = 0): Generator<unknown> {
+  if (index === pattern.length) {
+    yield value;
+    return;
+  }
+  const key = pattern[index]!;
+  if (key === '*') {
+    const items = Array.isArray(value) ? value : isJsonObject(value) ? Object.values(value) : [];
+    for (const item of items) yield* valuesAt(item, pattern, index + 1);
+  } else if (isJsonObject(value)) {
+    yield* valuesAt(value[key], pattern, index + 1);
+  }
+}
+
+/** The first quantity of the object that does not decode, as Kubernetes words it; undefined when all do. */
+export function quantityDecodeError(object: unknown, patterns: readonly Pattern[]): string | undefined {
+  for (const pattern of patterns) {
+    for (const value of valuesAt(object, pattern)) {
+      if (value === undefined || value === null) continue;
+      if (typeof value !== 'string' && typeof value !== 'number') return QUANTITY_FORMAT_ERROR;
+      const parsed = parseQuantity(typeof value === 'number' ? String(value) : value.trim());
+      if ('error' in parsed) return parsed.error;
+    }
+  }
+  return undefined;
+}
