@@ -153,12 +153,27 @@ describe('kubectl against tkube', () => {
     expect(yaml).toMatch(/^ {2}uid: [0-9a-f-]{36}$/m);
   });
 
-  it('describes a configmap', async () => {
+  it('describes configmaps, deployments, pods, services, namespaces and secrets', async () => {
     const out = await ok(['describe', 'configmap', 'settings', '-n', 'shop']);
     expect(out).toMatch(/^Name:\s+settings$/m);
     expect(out).toMatch(/^Namespace:\s+shop$/m);
     expect(out).toMatch(/^Labels:\s+app=web$/m);
     expect(out).toContain('mode:\n----\ndev');
+    const deployment = await ok(['describe', 'deployment', 'web', '-n', 'shop']);
+    expect(deployment).toMatch(
+      /^Replicas:\s+2 desired \| 0 updated \| 0 total \| 0 available \| 0 unavailable$/m,
+    );
+    expect(deployment).toMatch(/^RollingUpdateStrategy:\s+25% max unavailable, 25% max surge$/m);
+    const pod = await ok(['describe', 'pod', 'solo', '-n', 'shop']);
+    expect(pod).toMatch(/^Status:\s+Pending$/m);
+    expect(pod).toMatch(/^QoS Class:\s+BestEffort$/m);
+    const service = await ok(['describe', 'service', 'web', '-n', 'shop']);
+    expect(service).toMatch(/^IP Families:\s+IPv4$/m);
+    const namespace = await ok(['describe', 'namespace', 'shop']);
+    expect(namespace).toMatch(/^Labels:\s+kubernetes\.io\/metadata\.name=shop$/m);
+    expect(namespace).toMatch(/^Status:\s+Active$/m);
+    const secret = await ok(['describe', 'secret', 'creds', '-n', 'shop']);
+    expect(secret).toMatch(/^password:\s+6 bytes$/m);
   });
 
   it('labels, annotates, scales and patches with all three patch types', async () => {
