@@ -4,7 +4,6 @@ import type { Rendering } from '../http/negotiate.js';
 import { type RequestContext, responseStream } from '../http/types.js';
 import type { IncludeObjectPolicy } from '../printers/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import { decodeStored, withResourceVersion } from '../registry/stored-object.js';
 import { badRequest, StatusError, tooOldResourceVersion } from '../status.js';
 import { apiVersionOf } from './list-body.js';
 import { loadPrinters, renderObject } from './render.js';
@@ -38,33 +37,42 @@ export const DEFAULT_WATCH_SETTINGS: WatchSettings = {
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /**
- * Each store event is encoded once per event type and shared by every watcher that sends
- * it: the text is computed lazily and cached on the event.
+ * Each store event is encoded once per event type and served version, and shared by every
+ * watcher that sends it: the text is computed lazily and cached on the event.
  */
-const encoded = new WeakMap<WatchEvent, Partial<Record<EventType, string>>>();
+const encoded = new WeakMap<WatchEvent, Map<string, string>>();
 
-function encodeEvent(event: WatchEvent, type: EventType): string {
+/** The event's object as the watched endpoint serves it. */
+function eventObjectText(event: WatchEvent, resources: ResourceStore): string {
+  return resources.servedText(event.type === 'delete' ? event.prevValue! : event.value!, event.revision);
+}
+
+function encodeEvent(event: WatchEvent, type: EventType, resources: ResourceStore): string {
   let cache = encoded.get(event);
   if (!cache) {
-    cache = {};
+    cache = new Map();
     encoded.set(event, cache);
   }
-  let line = cache[type];
+  const key = `${type} ${resources.info.group}/${resources.info.version}`;
+  let line = cache.get(key);
   if (line === undefined) {
-    const source = event.type === 'delete' ? event.prevValue! : event.value!;
-    line = `{"type":"${type}","object":${withResourceVersion(source, event.revision)}}\n`;
-    cache[type] = line;
+    line = `{"type":"${type}","object":${eventObjectText(event, resources)}}\n`;
+    cache.set(key, line);
   }
   return line;
 }
 
 /** The watch event type a filtered watcher sees for one store event, if any. */
-function eventTypeFor(event: WatchEvent, filter: WatchRequest['filter']): EventType | undefined {
+function eventTypeFor(
+  event: WatchEvent,
+  filter: WatchRequest['filter'],
+  resources: ResourceStore,
+): EventType | undefined {
   if (!filter) return event.type === 'create' ? 'ADDED' : event.type === 'update' ? 'MODIFIED' : 'DELETED';
   const matchedBefore =
-    event.prevValue !== undefined && filter(decodeStored(event.prevValue, event.prevRevision ?? 0));
+    event.prevValue !== undefined && filter(resources.servedObject(event.prevValue, event.prevRevision ?? 0));
   if (event.type === 'delete') return matchedBefore ? 'DELETED' : undefined;
-  const matchesNow = filter(decodeStored(event.value!, event.revision));
+  const matchesNow = filter(resources.servedObject(event.value!, event.revision));
   if (matchesNow) return matchedBefore ? 'MODIFIED' : 'ADDED';
   // An object that stops matching leaves this watcher's view: a DELETED with its new state.
   return matchedBefore ? 'DELETED' : undefined;
@@ -165,18 +173,12 @@ export async function serveWatch(
     for await (const batch of watch) {
       let chunk = '';
       for (const event of batch) {
-        const type = eventTypeFor(event, request.filter);
+        const type = eventTypeFor(event, request.filter, resources);
         if (type === undefined) continue;
         chunk +=
           request.rendering === 'object'
-            ? encodeEvent(event, type)
-            : render(
-                type,
-                withResourceVersion(
-                  event.type === 'delete' ? event.prevValue! : event.value!,
-                  event.revision,
-                ),
-              );
+            ? encodeEvent(event, type, resources)
+            : render(type, eventObjectText(event, resources));
       }
       lastRevision = batch[batch.length - 1]!.revision;
       if (chunk !== '' && !res.write(chunk)) {

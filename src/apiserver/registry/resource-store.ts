@@ -11,6 +11,7 @@ import {
   KeyNotFoundError,
   type Store,
 } from '../../storage/index.js';
+import { convert, type GroupVersion, storageVersionOf } from '../conversion/index.js';
 import { pruneUnknownFields } from '../field-validation/prune.js';
 import {
   alreadyExists,
@@ -89,7 +90,35 @@ export class ResourceStore {
     private readonly checkNamespace: NamespaceCheck,
   ) {
     this.groupResource = { group: info.group, resource: info.resource };
-    this.root = `/registry/${info.group === '' ? '' : `${info.group}/`}${info.resource}/`;
+    // Versions that share storage (autoscaling v1/v2, core and events.k8s.io events) share keys.
+    const storage = storageVersionOf(info.group, info.resource);
+    const storageGroup = storage?.group ?? info.group;
+    this.root = `/registry/${storageGroup === '' ? '' : `${storageGroup}/`}${info.resource}/`;
+    if (storage && (storage.group !== info.group || storage.version !== info.version))
+      this.storageVersion = storage;
+  }
+
+  /** Set when objects are stored in another version than this endpoint serves. */
+  private readonly storageVersion?: GroupVersion;
+
+  /** A stored object as this endpoint serves it (JSON text with its resourceVersion). */
+  servedText(stored: string, revision: number): string {
+    if (!this.storageVersion) return withResourceVersion(stored, revision);
+    return JSON.stringify(this.servedObject(stored, revision));
+  }
+
+  /** A stored object as this endpoint serves it, with its resourceVersion. */
+  servedObject(stored: string, revision: number): KubeObject {
+    const object = decodeStored(stored, revision);
+    if (!this.storageVersion) return object;
+    const served = convert(object, { group: this.info.group, version: this.info.version });
+    metaOf(served).resourceVersion = String(revision);
+    return served;
+  }
+
+  /** The text to store for an object in this endpoint's version. */
+  private storedText(object: KubeObject): string {
+    return encodeForStorage(this.storageVersion ? convert(object, this.storageVersion) : object);
   }
 
   key(namespace: string, name: string): string {
@@ -106,13 +135,13 @@ export class ResourceStore {
   async getText(namespace: string, name: string): Promise<string> {
     const kv = await this.store.get(this.key(namespace, name));
     if (!kv) throw notFound(this.groupResource, name);
-    return withResourceVersion(kv.value, kv.modRevision);
+    return this.servedText(kv.value, kv.modRevision);
   }
 
   async get(namespace: string, name: string): Promise<KubeObject> {
     const kv = await this.store.get(this.key(namespace, name));
     if (!kv) throw notFound(this.groupResource, name);
-    return decodeStored(kv.value, kv.modRevision);
+    return this.servedObject(kv.value, kv.modRevision);
   }
 
   async list(namespace: string, options: ListOptions = {}): Promise<ListPage> {
@@ -134,8 +163,8 @@ export class ResourceStore {
       );
       readRevision = page.revision;
       for (const kv of page.items) {
-        if (filter && !filter(decodeStored(kv.value, kv.modRevision))) continue;
-        items.push(withResourceVersion(kv.value, kv.modRevision));
+        if (filter && !filter(this.servedObject(kv.value, kv.modRevision))) continue;
+        items.push(this.servedText(kv.value, kv.modRevision));
       }
       token = page.continue;
       if (token === undefined || limit === undefined || items.length >= limit) break;
@@ -229,7 +258,7 @@ export class ResourceStore {
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        const kv = await this.store.create(this.key(namespace, meta.name!), encodeForStorage(object));
+        const kv = await this.store.create(this.key(namespace, meta.name!), this.storedText(object));
         meta.resourceVersion = String(kv.modRevision);
         return object;
       } catch (error) {
@@ -309,14 +338,15 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.store.get(key);
       if (!kv) throw notFound(this.groupResource, name);
-      const current = decodeStored(kv.value, kv.modRevision);
+      const current = this.servedObject(kv.value, kv.modRevision);
       const pinned = options.expectedVersion !== undefined && options.expectedVersion !== '';
       if (pinned && options.expectedVersion !== String(kv.modRevision)) {
         throw conflict(this.groupResource, name, OPTIMISTIC_LOCK_MESSAGE);
       }
       const desired = await mutate(structuredClone(current));
       const next = this.prepareUpdate(desired, current, options.subresource ?? '');
-      const unchanged = encodeForStorage(next) === kv.value;
+      const nextText = this.storedText(next);
+      const unchanged = nextText === kv.value;
       if (unchanged || options.dryRun) {
         metaOf(next).resourceVersion = String(kv.modRevision);
         return next;
@@ -326,7 +356,7 @@ export class ResourceStore {
           await this.store.delete(key, { expectedRevision: kv.modRevision });
           return next;
         }
-        const result = await this.store.update(key, encodeForStorage(next), {
+        const result = await this.store.update(key, nextText, {
           expectedRevision: kv.modRevision,
         });
         metaOf(next).resourceVersion = String(result.current.modRevision);
@@ -413,7 +443,7 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.store.get(key);
       if (!kv) throw notFound(this.groupResource, name);
-      const current = decodeStored(kv.value, kv.modRevision);
+      const current = this.servedObject(kv.value, kv.modRevision);
       this.checkPreconditions(current, options.preconditions);
       const next = structuredClone(current);
       const meta = metaOf(next);
@@ -454,9 +484,10 @@ export class ResourceStore {
       this.strategy.markDeleting(next);
       if (finalizers.size > 0) meta.finalizers = [...finalizers];
       else delete meta.finalizers;
-      if (encodeForStorage(next) === kv.value || options.dryRun) return { object: next, deleted: false };
+      const nextText = this.storedText(next);
+      if (nextText === kv.value || options.dryRun) return { object: next, deleted: false };
       try {
-        const result = await this.store.update(key, encodeForStorage(next), {
+        const result = await this.store.update(key, nextText, {
           expectedRevision: kv.modRevision,
         });
         meta.resourceVersion = String(result.current.modRevision);

@@ -353,6 +353,65 @@ describe('kubectl against tkube', () => {
     await ok(['delete', 'cm', 'loose', '-n', 'shop']);
   });
 
+  it('serves HPAs and Events in every version from one stored object', async () => {
+    await ok(
+      ['apply', '-f', '-'],
+      [
+        'apiVersion: autoscaling/v1',
+        'kind: HorizontalPodAutoscaler',
+        'metadata: {name: scaler, namespace: shop}',
+        'spec:',
+        '  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}',
+        '  maxReplicas: 5',
+        '  targetCPUUtilizationPercentage: 60',
+      ].join('\n'),
+    );
+    const v2 = JSON.parse(
+      await ok(['get', '--raw', '/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers/scaler']),
+    ) as {
+      apiVersion: string;
+      spec: { metrics: unknown[] };
+    };
+    expect(v2.apiVersion).toBe('autoscaling/v2');
+    expect(v2.spec.metrics).toEqual([
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } },
+      },
+    ]);
+    const v1 = JSON.parse(
+      await ok(['get', '--raw', '/apis/autoscaling/v1/namespaces/shop/horizontalpodautoscalers/scaler']),
+    ) as {
+      apiVersion: string;
+      spec: { targetCPUUtilizationPercentage: number };
+    };
+    expect(v1.apiVersion).toBe('autoscaling/v1');
+    expect(v1.spec.targetCPUUtilizationPercentage).toBe(60);
+
+    await ok(
+      ['create', '-f', '-'],
+      [
+        'apiVersion: events.k8s.io/v1',
+        'kind: Event',
+        'metadata: {name: note-1, namespace: shop}',
+        'eventTime: "2026-01-01T00:00:00.000000Z"',
+        'reportingController: tkube/test',
+        'reportingInstance: test-1',
+        'action: Testing',
+        'reason: Tested',
+        'regarding: {kind: Deployment, name: web, namespace: shop}',
+        'note: hello from events.k8s.io',
+        'type: Normal',
+      ].join('\n'),
+    );
+    const core = JSON.parse(await ok(['get', '--raw', '/api/v1/namespaces/shop/events/note-1'])) as {
+      message: string;
+      involvedObject: { name: string };
+    };
+    expect(core.message).toBe('hello from events.k8s.io');
+    expect(core.involvedObject.name).toBe('web');
+  });
+
   it('watches with -w and sees changes as table rows', async () => {
     const watching = cluster.kubectl(['get', 'cm', '-n', 'shop', '-w', '--request-timeout=4s']);
     await new Promise((resolve) => setTimeout(resolve, 1000));
