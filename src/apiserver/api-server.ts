@@ -96,7 +96,7 @@ export class ApiServer {
       const info = parseRequestInfo(ctx.method, path, url.searchParams);
       if (info.isResourceRequest) {
         labels = {
-          verb: info.verb.toUpperCase(),
+          verb: metricsVerb(info.verb, ctx.method),
           group: info.group,
           version: info.version,
           resource: info.resource,
@@ -137,7 +137,7 @@ export class ApiServer {
   /** Until RBAC lands: every authenticated user may do everything; anonymous may not. */
   private authorizeResource(user: UserInfo, info: ResourceRequestInfo): void {
     if (user !== ANONYMOUS) return;
-    const scope = info.namespace !== '' ? ` in the namespace "${info.namespace}"` : '';
+    const scope = info.namespace !== '' ? ` in the namespace "${info.namespace}"` : ' at the cluster scope';
     const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
     throw forbidden(
       { group: info.group, resource: info.resource },
@@ -198,6 +198,12 @@ export class ApiServer {
       throw error;
     }
   };
+}
+
+/** The verb label kube-apiserver's metrics use: LIST and WATCH, else the HTTP method. */
+function metricsVerb(verb: string, method: string): string {
+  if (verb === 'list' || verb === 'watch') return verb.toUpperCase();
+  return method.toUpperCase();
 }
 
 function decodePath(raw: string): string {
