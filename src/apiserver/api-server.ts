@@ -3,7 +3,12 @@ import type { KubeObject } from '../api/object.js';
 import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
 import type { ResourceInfo } from '../api/resources/types.js';
 import type { Store } from '../storage/index.js';
-import { ANONYMOUS, authenticate } from './authentication.js';
+import { ANONYMOUS, Authenticator } from './auth/authenticator.js';
+import {
+  serveSelfSubjectReview,
+  serveTokenRequest,
+  serveTokenReview,
+} from './handlers/authentication-reviews.js';
 import { ResourceHandler, type ResourceHandlerDeps } from './handlers/resource-handler.js';
 import type { WatchSettings } from './handlers/watch.js';
 import { sendJson, sendStatusError, sendText } from './http/respond.js';
@@ -27,6 +32,13 @@ export interface ApiServerOptions {
   readonly watch?: WatchSettings;
   /** host:port clients reach this server at, for /api's serverAddressByClientCIDRs. */
   readonly serverAddress?: () => string;
+  /** Service-account tokens: the signing key pair, issuer and audiences. */
+  readonly serviceAccountTokens?: {
+    readonly privateKeyPem: string;
+    readonly publicKeyPem: string;
+    readonly issuer: string;
+    readonly audiences: readonly string[];
+  };
 }
 
 /** Paths anyone may read, as kube-apiserver's system:public-info-viewer role allows. */
@@ -41,6 +53,7 @@ export class ApiServer {
   private readonly resources = new Map<string, ResourceStore>();
   private readonly handler: ResourceHandler;
   private readonly paths: Record<string, PathHandler>;
+  readonly authenticator: Authenticator;
 
   constructor(private readonly options: ApiServerOptions) {
     this.handler = new ResourceHandler({
@@ -56,6 +69,20 @@ export class ApiServer {
         new ResourceStore(info, strategies.strategyFor(info), options.store, this.checkNamespace),
       );
     }
+    const tokens = options.serviceAccountTokens;
+    this.authenticator = new Authenticator(
+      tokens && {
+        publicKeys: [tokens.publicKeyPem],
+        issuer: tokens.issuer,
+        audiences: tokens.audiences,
+        lookup: {
+          getServiceAccount: (ns, name) => this.find('serviceaccounts', ns, name),
+          getPod: (ns, name) => this.find('pods', ns, name),
+          getSecret: (ns, name) => this.find('secrets', ns, name),
+          getNode: (name) => this.find('nodes', '', name),
+        },
+      },
+    );
     const health = (ctx: RequestContext) => this.health(ctx);
     this.paths = {
       '/healthz': health,
@@ -74,6 +101,38 @@ export class ApiServer {
     return this.resources.get(`${group}/${version}/${resource}`);
   }
 
+  /** A core object or undefined: the authenticator's reads (they bypass authorization). */
+  private async find(resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+    try {
+      return await this.resourceStore('', 'v1', resource)!.get(namespace, name);
+    } catch (error) {
+      if (error instanceof StatusError && error.code === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** Create-only endpoints that store nothing: reviews and token requests. */
+  private async serveVirtual(ctx: RequestContext, info: ResourceRequestInfo): Promise<boolean> {
+    if (info.verb !== 'create') return false;
+    if (info.group === 'authentication.k8s.io' && info.version === 'v1') {
+      if (info.resource === 'selfsubjectreviews') return serveSelfSubjectReview(ctx).then(() => true);
+      if (info.resource === 'tokenreviews') return serveTokenReview(ctx, this.authenticator).then(() => true);
+    }
+    const tokens = this.options.serviceAccountTokens;
+    if (tokens && info.group === '' && info.resource === 'serviceaccounts' && info.subresource === 'token') {
+      const core = (resource: string) => this.resourceStore('', 'v1', resource)!;
+      await serveTokenRequest(ctx, info.namespace, info.name, {
+        signingKeyPem: tokens.privateKeyPem,
+        issuer: tokens.issuer,
+        audiences: tokens.audiences,
+        serviceAccounts: core('serviceaccounts'),
+        boundObjects: { Pod: core('pods'), Secret: core('secrets'), Node: core('nodes') },
+      });
+      return true;
+    }
+    return false;
+  }
+
   /** Entry point for node:http2's compatibility API (HTTP/2 and HTTP/1.1 alike). */
   handle = (req: ApiRequest, res: ApiResponse): void => {
     const started = performance.now();
@@ -83,7 +142,7 @@ export class ApiServer {
       const queryAt = target.indexOf('?');
       const path = decodePath(queryAt < 0 ? target : target.slice(0, queryAt));
       const url = { searchParams: new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)) };
-      const user = authenticate(req);
+      const user = await this.authenticator.authenticate(req);
       const ctx: RequestContext = {
         req,
         res,
@@ -104,6 +163,7 @@ export class ApiServer {
           scope: info.name !== '' ? 'resource' : info.namespace !== '' ? 'namespace' : 'cluster',
         };
         this.authorizeResource(user, info);
+        if (await this.serveVirtual(ctx, info)) return;
         const store = this.resourceStore(info.group, info.version, info.resource);
         if (!store) throw pathNotFound();
         await this.handler.handle(ctx, info, store);

@@ -3,9 +3,11 @@ import { createSecureServer, type Http2SecureServer, type Http2Session } from 'n
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { ApiServer, type PathHandler } from '../apiserver/api-server.js';
+import { oidcPaths } from '../apiserver/handlers/oidc.js';
 import type { WatchSettings } from '../apiserver/handlers/watch.js';
 import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';
 import { ensureClusterPki } from '../pki/cluster-pki.js';
+import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../pki/service-account-claims.js';
 import { SqliteStore } from '../storage/index.js';
 import { bootstrapCluster } from './bootstrap.js';
 
@@ -44,10 +46,19 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   const apiServer = new ApiServer({
     store,
     patchSchemaFor: patchSchemaForKind,
-    paths: options.paths,
     ready: () => ready,
     watch: options.watch,
     serverAddress: () => `127.0.0.1:${port}`,
+    serviceAccountTokens: {
+      privateKeyPem: pki.serviceAccount.privateKeyPem,
+      publicKeyPem: pki.serviceAccount.publicKeyPem,
+      issuer: DEFAULT_SERVICE_ACCOUNT_ISSUER,
+      audiences: [DEFAULT_SERVICE_ACCOUNT_ISSUER],
+    },
+    paths: {
+      ...oidcPaths(DEFAULT_SERVICE_ACCOUNT_ISSUER, pki.serviceAccount.publicKeyPem),
+      ...options.paths,
+    },
   });
   const sessions = new Set<Http2Session>();
   const sockets = new Set<Socket>();

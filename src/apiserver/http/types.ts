@@ -20,7 +20,9 @@ export function responseStream(res: ApiResponse): ResponseStream {
 
 export interface UserInfo {
   readonly name: string;
+  readonly uid?: string;
   readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** One request as the handlers see it. */

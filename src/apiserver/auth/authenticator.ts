@@ -1,0 +1,92 @@
+import { X509Certificate } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
+import { identityFromCertificate } from '../../pki/certificates.js';
+import { type BoundObjectLookup, createBindingValidator } from '../../pki/service-account-token-binding.js';
+import {
+  type ServiceAccountTokenVerification,
+  verifyServiceAccountToken,
+} from '../../pki/service-account-token-verifier.js';
+import type { ApiRequest, UserInfo } from '../http/types.js';
+import { unauthorized } from '../status.js';
+
+export const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+const AUTHENTICATED = 'system:authenticated';
+
+export interface ServiceAccountTokenSettings {
+  /** Public keys that verify tokens (PEM). */
+  readonly publicKeys: readonly string[];
+  /** `--service-account-issuer`. */
+  readonly issuer: string;
+  /** `--api-audiences`. */
+  readonly audiences: readonly string[];
+  /** Reads of service accounts, pods, secrets and nodes, so tokens die with what they are bound to. */
+  readonly lookup: BoundObjectLookup;
+}
+
+/**
+ * The authenticator chain: an x509 client certificate the cluster CA signed, else a bearer
+ * service-account token, else system:anonymous. Invalid credentials are a 401, never a
+ * fall-through to anonymous. Every authenticated user is in system:authenticated.
+ */
+export class Authenticator {
+  /** Identity per TLS connection: a client certificate is read once, not on every request. */
+  private readonly certificateUsers = new WeakMap<TLSSocket, UserInfo | null>();
+
+  constructor(private readonly serviceAccounts?: ServiceAccountTokenSettings) {}
+
+  async authenticate(req: ApiRequest): Promise<UserInfo> {
+    const fromCertificate = this.certificateUser(req);
+    if (fromCertificate) return fromCertificate;
+    const authorization = req.headers.authorization;
+    if (authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+      if (!match) throw unauthorized();
+      const verified = await this.verifyToken(match[1]!);
+      if (!verified.ok) throw unauthorized();
+      const { user } = verified;
+      return { name: user.name, uid: user.uid, groups: [...user.groups, AUTHENTICATED], extra: user.extra };
+    }
+    return ANONYMOUS;
+  }
+
+  /** A service-account token's verdict (also what TokenReview reports). */
+  verifyToken(
+    token: string,
+    requestedAudiences?: readonly string[],
+  ): Promise<ServiceAccountTokenVerification> {
+    if (!this.serviceAccounts) {
+      return Promise.resolve({
+        ok: false,
+        reason: 'issuer',
+        message: 'service-account tokens are not enabled',
+      });
+    }
+    const { publicKeys, issuer, audiences, lookup } = this.serviceAccounts;
+    return verifyServiceAccountToken(token, {
+      publicKeys,
+      issuers: [issuer],
+      audiences,
+      requestedAudiences,
+      validateBinding: createBindingValidator(lookup),
+    });
+  }
+
+  private certificateUser(req: ApiRequest): UserInfo | undefined {
+    // HTTP/2 requests share their session's TLS socket; HTTP/1.1 requests own theirs.
+    const socket = ('stream' in req ? req.stream.session?.socket : req.socket) as TLSSocket | undefined;
+    if (!socket) return undefined;
+    const known = this.certificateUsers.get(socket);
+    if (known !== undefined) return known ?? undefined;
+    const peer =
+      typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate(false) : undefined;
+    let user: UserInfo | null = null;
+    if (peer?.raw) {
+      if (!socket.authorized) throw unauthorized();
+      const identity = identityFromCertificate(new X509Certificate(peer.raw));
+      if (!identity) throw unauthorized();
+      user = { name: identity.user, groups: [...identity.groups, AUTHENTICATED] };
+    }
+    this.certificateUsers.set(socket, user);
+    return user ?? undefined;
+  }
+}
