@@ -36,3 +36,16 @@ export function assertValidClusterName(name: string): void {
 export function kubeconfigContextName(clusterName: string): string {
   return `tkube-${clusterName}`;
 }
+
+/** The cluster a command is about: --name, else the positional argument, else the default. */
+export function clusterName(positional: string | undefined, flag: string | undefined): string {
+  if (
+    flag !== undefined &&
+    positional !== undefined &&
+    positional !== DEFAULT_CLUSTER_NAME &&
+    positional !== flag
+  ) {
+    throw new Error(`two cluster names given (${positional} and --name ${flag}); give one`);
+  }
+  return flag ?? positional ?? DEFAULT_CLUSTER_NAME;
+}

@@ -1,7 +1,7 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { type DownResult, down, downAll } from '../cluster/down.js';
 import { errorMessage } from '../cluster/errors.js';
-import { DEFAULT_CLUSTER_NAME } from '../cluster/name.js';
+import { clusterName, DEFAULT_CLUSTER_NAME } from '../cluster/name.js';
 
 export default class Down extends Command {
   static override description =
@@ -18,6 +18,7 @@ export default class Down extends Command {
   };
 
   static override flags = {
+    name: Flags.string({ description: 'cluster name, as kind spells it (or give NAME)' }),
     all: Flags.boolean({ description: 'delete every cluster', default: false }),
     kubeconfig: Flags.string({
       description: 'also remove the entries from this kubeconfig file',
@@ -33,7 +34,9 @@ export default class Down extends Command {
     let results: DownResult[];
     try {
       const options = { kubeconfigPath: flags.kubeconfig };
-      results = flags.all ? await downAll(options) : [await down(args.name, options)];
+      results = flags.all
+        ? await downAll(options)
+        : [await down(clusterName(args.name, flags.name), options)];
     } catch (error) {
       this.logToStderr(`Error: ${errorMessage(error)}`);
       this.exit(1);

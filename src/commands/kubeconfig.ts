@@ -1,7 +1,7 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { errorMessage } from '../cluster/errors.js';
 import { clusterKubeconfig, exportKubeconfig } from '../cluster/kubeconfig-export.js';
-import { DEFAULT_CLUSTER_NAME } from '../cluster/name.js';
+import { clusterName, DEFAULT_CLUSTER_NAME } from '../cluster/name.js';
 
 export default class Kubeconfig extends Command {
   static override description =
@@ -18,6 +18,7 @@ export default class Kubeconfig extends Command {
   };
 
   static override flags = {
+    name: Flags.string({ description: 'cluster name, as kind spells it (or give NAME)' }),
     merge: Flags.boolean({
       description: 'merge the context into the kubeconfig file and make it current instead of printing it',
       default: false,
@@ -32,10 +33,12 @@ export default class Kubeconfig extends Command {
     const { args, flags } = await this.parse(Kubeconfig);
     try {
       if (!flags.merge) {
-        process.stdout.write(await clusterKubeconfig(args.name));
+        process.stdout.write(await clusterKubeconfig(clusterName(args.name, flags.name)));
         return;
       }
-      const { file, context } = await exportKubeconfig(args.name, { kubeconfigPath: flags.kubeconfig });
+      const { file, context } = await exportKubeconfig(clusterName(args.name, flags.name), {
+        kubeconfigPath: flags.kubeconfig,
+      });
       this.logToStderr(`Set kubectl context to "${context}" in ${file}`);
     } catch (error) {
       this.logToStderr(`Error: ${errorMessage(error)}`);

@@ -1,6 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { errorMessage } from '../cluster/errors.js';
-import { DEFAULT_CLUSTER_NAME } from '../cluster/name.js';
+import { clusterName, DEFAULT_CLUSTER_NAME } from '../cluster/name.js';
 import { type ClusterStatus, clusterStatus } from '../cluster/status.js';
 
 export default class Status extends Command {
@@ -13,6 +13,7 @@ export default class Status extends Command {
   };
 
   static override flags = {
+    name: Flags.string({ description: 'cluster name, as kind spells it (or give NAME)' }),
     output: Flags.string({ char: 'o', description: 'output format', options: ['json'] }),
   };
 
@@ -20,7 +21,7 @@ export default class Status extends Command {
     const { args, flags } = await this.parse(Status);
     let status: ClusterStatus;
     try {
-      status = await clusterStatus(args.name);
+      status = await clusterStatus(clusterName(args.name, flags.name));
     } catch (error) {
       this.logToStderr(`Error: ${errorMessage(error)}`);
       this.exit(1);

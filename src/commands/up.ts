@@ -1,6 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { errorMessage } from '../cluster/errors.js';
-import { DEFAULT_CLUSTER_NAME } from '../cluster/name.js';
+import { clusterName, DEFAULT_CLUSTER_NAME } from '../cluster/name.js';
 import { up, usageLines } from '../cluster/up.js';
 
 export default class Up extends Command {
@@ -17,6 +17,7 @@ export default class Up extends Command {
   };
 
   static override flags = {
+    name: Flags.string({ description: 'cluster name, as kind spells it (or give NAME)' }),
     nodes: Flags.integer({
       description: 'number of node containers (only 0, the control plane alone, is supported so far)',
       default: 0,
@@ -39,7 +40,7 @@ export default class Up extends Command {
     process.once('SIGTERM', interrupt);
     try {
       const result = await up({
-        name: args.name,
+        name: clusterName(args.name, flags.name),
         nodes: flags.nodes,
         apiPort: flags['api-port'],
         kubeconfigPath: flags.kubeconfig,

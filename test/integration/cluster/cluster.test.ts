@@ -110,3 +110,21 @@ describe('tkube up / status / list / down', () => {
     expect(existsSync(join(env.TKUBE_HOME, 'clusters', 'dev'))).toBe(false);
   });
 });
+
+describe('--name', () => {
+  it('names the cluster as kind spells it, for up, status, kubeconfig and down', async () => {
+    const { env, run } = sandbox();
+    const created = await run(['up', '--name', 'named', '--nodes', '0']);
+    expect(created.exitCode, created.stderr).toBe(0);
+    expect(created.stdout).toContain('Set kubectl context to "tkube-named"');
+    const status = await run(['status', '--name', 'named', '-o', 'json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ name: 'named', state: 'Running' });
+    const kubeconfig = await run(['kubeconfig', '--name', 'named']);
+    expect(kubeconfig.stdout).toContain('name: tkube-named');
+    const conflicting = await run(['status', 'other', '--name', 'named']);
+    expectOneLineError(conflicting, 'two cluster names given');
+    const removed = await run(['down', '--name', 'named']);
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(existsSync(join(env.TKUBE_HOME, 'clusters', 'named'))).toBe(false);
+  });
+});
