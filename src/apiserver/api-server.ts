@@ -3,12 +3,23 @@ import type { KubeObject } from '../api/object.js';
 import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
 import type { ResourceInfo } from '../api/resources/types.js';
 import type { Store } from '../storage/index.js';
-import { ANONYMOUS, Authenticator } from './auth/authenticator.js';
+import { Authenticator } from './auth/authenticator.js';
+import { impersonate } from './auth/impersonation.js';
+import { PolicyCache } from './auth/policy-cache.js';
+import {
+  type Authorizer,
+  aggregateAll,
+  defaultAuthorizer,
+  forbiddenStatus,
+  requestAttributes,
+} from './auth/rbac/index.js';
+import { rbacWriteCheck } from './auth/rbac-escalation.js';
 import {
   serveSelfSubjectReview,
   serveTokenRequest,
   serveTokenReview,
 } from './handlers/authentication-reviews.js';
+import { serveAccessReview, serveRulesReview } from './handlers/authorization-reviews.js';
 import { ResourceHandler, type ResourceHandlerDeps } from './handlers/resource-handler.js';
 import type { WatchSettings } from './handlers/watch.js';
 import { sendJson, sendStatusError, sendText } from './http/respond.js';
@@ -16,7 +27,7 @@ import type { ApiRequest, ApiResponse, RequestContext, UserInfo } from './http/t
 import { RequestMetrics } from './metrics.js';
 import { builtinStrategies } from './registry/builtin/index.js';
 import { ResourceStore } from './registry/resource-store.js';
-import { type NonResourceRequestInfo, parseRequestInfo, type ResourceRequestInfo } from './request-info.js';
+import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './request-info.js';
 import { badRequest, forbidden, internalError, notFound, pathNotFound, StatusError } from './status.js';
 
 /** A handler for a path outside /api and /apis resources (health, version, discovery, openapi). */
@@ -41,9 +52,6 @@ export interface ApiServerOptions {
   };
 }
 
-/** Paths anyone may read, as kube-apiserver's system:public-info-viewer role allows. */
-const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
-
 /**
  * The request pipeline: authenticate, parse what the request is about, authorize, route
  * to a resource handler or a path handler, and turn every failure into a Status.
@@ -54,6 +62,10 @@ export class ApiServer {
   private readonly handler: ResourceHandler;
   private readonly paths: Record<string, PathHandler>;
   readonly authenticator: Authenticator;
+  /** RBAC objects in memory, kept current by a watch: what authorization reads. */
+  readonly policy: PolicyCache;
+  readonly authorizer: Authorizer;
+  private aggregationScheduled = false;
 
   constructor(private readonly options: ApiServerOptions) {
     this.handler = new ResourceHandler({
@@ -83,6 +95,15 @@ export class ApiServer {
         },
       },
     );
+    this.policy = new PolicyCache(options.store, () => this.scheduleAggregation());
+    this.authorizer = defaultAuthorizer(this.policy);
+    for (const resource of ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'] as const) {
+      this.resourceStore('rbac.authorization.k8s.io', 'v1', resource)!.admission = rbacWriteCheck(
+        resource,
+        this.authorizer,
+        this.policy,
+      );
+    }
     const health = (ctx: RequestContext) => this.health(ctx);
     this.paths = {
       '/healthz': health,
@@ -118,6 +139,20 @@ export class ApiServer {
       if (info.resource === 'selfsubjectreviews') return serveSelfSubjectReview(ctx).then(() => true);
       if (info.resource === 'tokenreviews') return serveTokenReview(ctx, this.authenticator).then(() => true);
     }
+    if (info.group === 'authorization.k8s.io' && info.version === 'v1') {
+      switch (info.resource) {
+        case 'selfsubjectaccessreviews':
+          return serveAccessReview(ctx, 'SelfSubjectAccessReview', this.authorizer, '').then(() => true);
+        case 'subjectaccessreviews':
+          return serveAccessReview(ctx, 'SubjectAccessReview', this.authorizer, '').then(() => true);
+        case 'localsubjectaccessreviews':
+          return serveAccessReview(ctx, 'LocalSubjectAccessReview', this.authorizer, info.namespace).then(
+            () => true,
+          );
+        case 'selfsubjectrulesreviews':
+          return serveRulesReview(ctx, this.policy).then(() => true);
+      }
+    }
     const tokens = this.options.serviceAccountTokens;
     if (tokens && info.group === '' && info.resource === 'serviceaccounts' && info.subresource === 'token') {
       const core = (resource: string) => this.resourceStore('', 'v1', resource)!;
@@ -142,7 +177,7 @@ export class ApiServer {
       const queryAt = target.indexOf('?');
       const path = decodePath(queryAt < 0 ? target : target.slice(0, queryAt));
       const url = { searchParams: new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)) };
-      const user = await this.authenticator.authenticate(req);
+      const user = impersonate(await this.authenticator.authenticate(req), req.headers, this.authorizer);
       const ctx: RequestContext = {
         req,
         res,
@@ -162,14 +197,14 @@ export class ApiServer {
           subresource: info.subresource,
           scope: info.name !== '' ? 'resource' : info.namespace !== '' ? 'namespace' : 'cluster',
         };
-        this.authorizeResource(user, info);
+        this.authorize(user, info);
         if (await this.serveVirtual(ctx, info)) return;
         const store = this.resourceStore(info.group, info.version, info.resource);
         if (!store) throw pathNotFound();
         await this.handler.handle(ctx, info, store);
         return;
       }
-      this.authorizePath(user, info);
+      this.authorize(user, info);
       const handler = this.paths[path] ?? this.paths[path.replace(/\/+$/, '')];
       if (handler) {
         await handler(ctx);
@@ -194,26 +229,44 @@ export class ApiServer {
     sendStatusError(res, status);
   }
 
-  /** Until RBAC lands: every authenticated user may do everything; anonymous may not. */
-  private authorizeResource(user: UserInfo, info: ResourceRequestInfo): void {
-    if (user !== ANONYMOUS) return;
-    const scope = info.namespace !== '' ? ` in the namespace "${info.namespace}"` : ' at the cluster scope';
-    const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
-    throw forbidden(
-      { group: info.group, resource: info.resource },
-      info.name,
-      `User "${user.name}" cannot ${info.verb} resource "${resource}" in API group "${info.group}"${scope}`,
-    );
+  /** RBAC (and system:masters): a request nothing allows is a 403 with Kubernetes' text. */
+  private authorize(user: UserInfo, info: RequestInfo): void {
+    const attributes = requestAttributes(info, user);
+    const result = this.authorizer.authorize(attributes);
+    if (result.decision === 'allow') return;
+    const { message, details } = forbiddenStatus(attributes, result.reason);
+    throw new StatusError(403, 'Forbidden', message, details);
   }
 
-  private authorizePath(user: UserInfo, info: NonResourceRequestInfo): void {
-    if (user !== ANONYMOUS || PUBLIC_PATHS.has(info.path)) return;
-    throw new StatusError(
-      403,
-      'Forbidden',
-      `forbidden: User "${user.name}" cannot ${info.verb} path "${info.path}"`,
-      {},
-    );
+  /** Starts the policy cache; call once the bootstrap policy is in the store. */
+  async start(): Promise<void> {
+    await this.policy.start();
+    await this.aggregate();
+  }
+
+  stop(): void {
+    this.policy.stop();
+  }
+
+  private scheduleAggregation(): void {
+    if (this.aggregationScheduled) return;
+    this.aggregationScheduled = true;
+    setImmediate(() => {
+      this.aggregationScheduled = false;
+      this.aggregate().catch((error: unknown) => console.error('clusterrole aggregation failed:', error));
+    });
+  }
+
+  /** The clusterrole-aggregation controller: aggregated ClusterRoles get their selected roles' rules. */
+  private async aggregate(): Promise<void> {
+    const clusterRoles = this.resourceStore('rbac.authorization.k8s.io', 'v1', 'clusterroles')!;
+    for (const [name, rules] of aggregateAll(this.policy.clusterRoles())) {
+      try {
+        await clusterRoles.guaranteedUpdate('', name, (current) => ({ ...current, rules }));
+      } catch (error) {
+        if (!(error instanceof StatusError && error.code === 404)) throw error;
+      }
+    }
   }
 
   private health(ctx: RequestContext, ready: () => boolean = () => true): void {

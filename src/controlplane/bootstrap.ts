@@ -1,4 +1,11 @@
+import type { KubeObject } from '../api/object.js';
 import type { ApiServer } from '../apiserver/api-server.js';
+import {
+  bootstrapPolicy,
+  needsWrite,
+  reconcileRole,
+  reconcileRoleBinding,
+} from '../apiserver/auth/rbac/index.js';
 import { KUBERNETES_SERVICE_IP } from '../apiserver/registry/builtin/services.js';
 import { StatusError } from '../apiserver/status.js';
 
@@ -49,4 +56,55 @@ export async function bootstrapCluster(api: ApiServer): Promise<void> {
         },
       }),
   );
+}
+
+/**
+ * Reconciles the bootstrap RBAC policy as kube-apiserver does at every start: missing
+ * objects are created, auto-updated ones get missing rules and subjects, user changes to
+ * other objects are left alone.
+ */
+export async function reconcileBootstrapPolicy(api: ApiServer): Promise<void> {
+  const policy = bootstrapPolicy();
+  const store = (resource: string) => api.resourceStore('rbac.authorization.k8s.io', 'v1', resource)!;
+  const existing = async <T>(resource: string, namespace: string, name: string): Promise<T | undefined> => {
+    try {
+      return (await store(resource).get(namespace, name)) as T;
+    } catch (error) {
+      if (error instanceof StatusError && error.code === 404) return undefined;
+      throw error;
+    }
+  };
+  const write = async (resource: string, namespace: string, object: KubeObject, create: boolean) => {
+    const rs = store(resource);
+    if (create) await rs.create(namespace, structuredClone(object));
+    else await rs.update(namespace, object.metadata!.name!, structuredClone(object));
+  };
+  for (const role of [...policy.clusterRoles]) {
+    const result = reconcileRole(role, await existing<typeof role>('clusterroles', '', role.metadata.name));
+    if (needsWrite(result))
+      await write('clusterroles', '', result.object as never, result.operation === 'create');
+  }
+  for (const binding of [...policy.clusterRoleBindings]) {
+    const result = reconcileRoleBinding(
+      binding,
+      await existing<typeof binding>('clusterrolebindings', '', binding.metadata.name),
+    );
+    if (needsWrite(result))
+      await write('clusterrolebindings', '', result.object as never, result.operation === 'create');
+  }
+  for (const role of policy.roles) {
+    const namespace = role.metadata.namespace ?? '';
+    const result = reconcileRole(role, await existing<typeof role>('roles', namespace, role.metadata.name));
+    if (needsWrite(result))
+      await write('roles', namespace, result.object as never, result.operation === 'create');
+  }
+  for (const binding of policy.roleBindings) {
+    const namespace = binding.metadata.namespace ?? '';
+    const result = reconcileRoleBinding(
+      binding,
+      await existing<typeof binding>('rolebindings', namespace, binding.metadata.name),
+    );
+    if (needsWrite(result))
+      await write('rolebindings', namespace, result.object as never, result.operation === 'create');
+  }
 }

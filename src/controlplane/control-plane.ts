@@ -9,7 +9,7 @@ import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';
 import { ensureClusterPki } from '../pki/cluster-pki.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../pki/service-account-claims.js';
 import { SqliteStore } from '../storage/index.js';
-import { bootstrapCluster } from './bootstrap.js';
+import { bootstrapCluster, reconcileBootstrapPolicy } from './bootstrap.js';
 
 export interface ControlPlaneOptions {
   /** The cluster's state directory: pki/, state.db. */
@@ -98,12 +98,15 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     throw error;
   }
   await bootstrapCluster(apiServer);
+  await reconcileBootstrapPolicy(apiServer);
+  await apiServer.start();
   ready = true;
   return {
     apiServer,
     port,
     async stop() {
       ready = false;
+      apiServer.stop();
       const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
       // Watches never end by themselves: close the connections they hold.
       for (const session of sessions) session.close();

@@ -90,7 +90,7 @@ export class ResourceHandler {
         if (sub !== '') throw methodNotSupported(resources.groupResource, 'create');
         this.checkBodyType(body, resources);
         this.checkNamespace(body, namespace);
-        const created = await resources.create(namespace, body, { dryRun });
+        const created = await resources.create(namespace, body, { dryRun, user: ctx.user });
         return sendJson(ctx.res, 201, created, warnings);
       }
       case 'update': {
@@ -120,6 +120,7 @@ export class ResourceHandler {
         const { object, created } = await resources.update(namespace, request.name, body, {
           subresource: sub,
           dryRun,
+          user: ctx.user,
         });
         return sendJson(ctx.res, created ? 201 : 200, object, warnings);
       }
@@ -269,7 +270,7 @@ export class ResourceHandler {
         // A resourceVersion in the patch pins the update to that version.
         return patched;
       },
-      { subresource: request.subresource, dryRun, expectedVersion: pinnedVersion(body) },
+      { subresource: request.subresource, dryRun, expectedVersion: pinnedVersion(body), user: ctx.user },
     );
     return sendJson(ctx.res, 200, updated, warningHeaders(texts));
   }

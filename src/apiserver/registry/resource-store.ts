@@ -13,6 +13,7 @@ import {
 } from '../../storage/index.js';
 import { convert, type GroupVersion, storageVersionOf } from '../conversion/index.js';
 import { pruneUnknownFields } from '../field-validation/prune.js';
+import type { UserInfo } from '../http/types.js';
 import {
   alreadyExists,
   badRequest,
@@ -33,6 +34,8 @@ import type { Strategy } from './strategy.js';
 
 export interface WriteOptions {
   readonly dryRun?: boolean;
+  /** Who writes: admission checks that depend on the user (RBAC escalation) need it. */
+  readonly user?: UserInfo;
 }
 
 export interface UpdateOptions extends WriteOptions {
@@ -97,6 +100,9 @@ export class ResourceStore {
     if (storage && (storage.group !== info.group || storage.version !== info.version))
       this.storageVersion = storage;
   }
+
+  /** A write check that needs the user (RBAC escalation prevention); runs after validation. */
+  admission?: (object: KubeObject, old: KubeObject | undefined, user: UserInfo) => void;
 
   /** Set when objects are stored in another version than this endpoint serves. */
   private readonly storageVersion?: GroupVersion;
@@ -250,6 +256,7 @@ export class ResourceStore {
     await this.strategy.prepareForCreate(object);
     const errors = this.strategy.validateCreate(object);
     if (errors.length > 0) throw invalid(this.info.group, this.info.kind, meta.name ?? '', errors);
+    if (options.user) this.admission?.(object, undefined, options.user);
     if (this.info.namespaced) await this.checkNamespace(namespace, this.groupResource, meta.name!);
     if (options.dryRun) {
       if (await this.store.get(this.key(namespace, meta.name!)))
@@ -345,6 +352,7 @@ export class ResourceStore {
       }
       const desired = await mutate(structuredClone(current));
       const next = this.prepareUpdate(desired, current, options.subresource ?? '');
+      if (options.user) this.admission?.(next, current, options.user);
       const nextText = this.storedText(next);
       const unchanged = nextText === kv.value;
       if (unchanged || options.dryRun) {
