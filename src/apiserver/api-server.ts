@@ -3,6 +3,12 @@ import type { KubeObject } from '../api/object.js';
 import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
 import type { ResourceInfo } from '../api/resources/types.js';
 import type { Store } from '../storage/index.js';
+import { AdmissionChain } from './admission/chain.js';
+import { defaultStorageClassAdmission } from './admission/plugins/default-storage-class.js';
+import { defaultTolerationSecondsAdmission } from './admission/plugins/default-toleration-seconds.js';
+import { podSecurityAdmission } from './admission/plugins/pod-security.js';
+import { priorityAdmission } from './admission/plugins/priority.js';
+import { serviceAccountAdmission } from './admission/plugins/service-account.js';
 import { Authenticator } from './auth/authenticator.js';
 import { impersonate } from './auth/impersonation.js';
 import { PolicyCache } from './auth/policy-cache.js';
@@ -97,6 +103,15 @@ export class ApiServer {
     );
     this.policy = new PolicyCache(options.store, () => this.scheduleAggregation());
     this.authorizer = defaultAuthorizer(this.policy);
+    const core = (resource: string) => this.resourceStore('', 'v1', resource)!;
+    const chain = new AdmissionChain([
+      serviceAccountAdmission(core('serviceaccounts')),
+      priorityAdmission(this.resourceStore('scheduling.k8s.io', 'v1', 'priorityclasses')!),
+      defaultTolerationSecondsAdmission,
+      defaultStorageClassAdmission(this.resourceStore('storage.k8s.io', 'v1', 'storageclasses')!),
+      podSecurityAdmission(core('namespaces')),
+    ]);
+    for (const store of this.resources.values()) store.admissionChain = chain;
     for (const resource of ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'] as const) {
       this.resourceStore('rbac.authorization.k8s.io', 'v1', resource)!.admission = rbacWriteCheck(
         resource,

@@ -1,4 +1,5 @@
 import type { KubeObject } from '../api/object.js';
+import { SYSTEM_PRIORITY_CLASSES } from '../apiserver/admission/plugins/priority.js';
 import type { ApiServer } from '../apiserver/api-server.js';
 import {
   bootstrapPolicy,
@@ -34,6 +35,14 @@ export async function bootstrapCluster(api: ApiServer): Promise<void> {
     await ensure(
       () => namespaces.get('', name),
       () => namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }),
+    );
+  }
+  const priorityClasses = api.resourceStore('scheduling.k8s.io', 'v1', 'priorityclasses')!;
+  for (const priorityClass of SYSTEM_PRIORITY_CLASSES) {
+    const name = priorityClass.metadata!.name!;
+    await ensure(
+      () => priorityClasses.get('', name),
+      () => priorityClasses.create('', structuredClone(priorityClass)),
     );
   }
   const services = api.resourceStore('', 'v1', 'services')!;

@@ -6,6 +6,7 @@ import { ApiServer, type PathHandler } from '../apiserver/api-server.js';
 import { oidcPaths } from '../apiserver/handlers/oidc.js';
 import type { WatchSettings } from '../apiserver/handlers/watch.js';
 import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';
+import { NamespaceDefaultsController } from '../controllers/namespace-defaults.js';
 import { ensureClusterPki } from '../pki/cluster-pki.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../pki/service-account-claims.js';
 import { SqliteStore } from '../storage/index.js';
@@ -100,6 +101,14 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   await bootstrapCluster(apiServer);
   await reconcileBootstrapPolicy(apiServer);
   await apiServer.start();
+  const namespaceDefaults = new NamespaceDefaultsController(
+    store,
+    apiServer.resourceStore('', 'v1', 'namespaces')!,
+    apiServer.resourceStore('', 'v1', 'serviceaccounts')!,
+    apiServer.resourceStore('', 'v1', 'configmaps')!,
+    pki.ca.certificatePem,
+  );
+  await namespaceDefaults.start();
   ready = true;
   return {
     apiServer,
@@ -107,6 +116,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     async stop() {
       ready = false;
       apiServer.stop();
+      namespaceDefaults.stop();
       const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
       // Watches never end by themselves: close the connections they hold.
       for (const session of sessions) session.close();

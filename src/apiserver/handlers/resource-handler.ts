@@ -90,8 +90,8 @@ export class ResourceHandler {
         if (sub !== '') throw methodNotSupported(resources.groupResource, 'create');
         this.checkBodyType(body, resources);
         this.checkNamespace(body, namespace);
-        const created = await resources.create(namespace, body, { dryRun, user: ctx.user });
-        return sendJson(ctx.res, 201, created, warnings);
+        const created = await resources.create(namespace, body, { dryRun, user: ctx.user, warnings });
+        return sendJson(ctx.res, 201, created, warningHeaders(warnings));
       }
       case 'update': {
         const { body, warnings } = await this.readChecked(ctx, resources, sub, 'UpdateOptions');
@@ -121,8 +121,9 @@ export class ResourceHandler {
           subresource: sub,
           dryRun,
           user: ctx.user,
+          warnings,
         });
-        return sendJson(ctx.res, created ? 201 : 200, object, warnings);
+        return sendJson(ctx.res, created ? 201 : 200, object, warningHeaders(warnings));
       }
       case 'patch':
         return this.patch(ctx, resources, namespace, request, dryRun);
@@ -270,7 +271,13 @@ export class ResourceHandler {
         // A resourceVersion in the patch pins the update to that version.
         return patched;
       },
-      { subresource: request.subresource, dryRun, expectedVersion: pinnedVersion(body), user: ctx.user },
+      {
+        subresource: request.subresource,
+        dryRun,
+        expectedVersion: pinnedVersion(body),
+        user: ctx.user,
+        warnings: texts,
+      },
     );
     return sendJson(ctx.res, 200, updated, warningHeaders(texts));
   }
@@ -354,12 +361,12 @@ export class ResourceHandler {
     resources: ResourceStore,
     sub: string,
     optionsKind: FieldValidationOptionsKind,
-  ): Promise<{ body: KubeObject; warnings: Record<string, string[]> }> {
+  ): Promise<{ body: KubeObject; warnings: string[] }> {
     const mode = fieldValidationDirective(ctx.query.get('fieldValidation'), optionsKind);
     const kind = this.bodyKind(resources, sub);
     const { object, json } = await readObjectBodyWithSource(ctx.req, kind);
     const texts = json ? validateFields(json, kind, mode) : [];
-    return { body: object, warnings: warningHeaders(texts) };
+    return { body: object, warnings: texts };
   }
 
   /** The kind a body of this endpoint decodes to (protobuf bodies name theirs, or take this one). */

@@ -11,6 +11,7 @@ import {
   KeyNotFoundError,
   type Store,
 } from '../../storage/index.js';
+import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '../admission/chain.js';
 import { convert, type GroupVersion, storageVersionOf } from '../conversion/index.js';
 import { pruneUnknownFields } from '../field-validation/prune.js';
 import type { UserInfo } from '../http/types.js';
@@ -36,6 +37,8 @@ export interface WriteOptions {
   readonly dryRun?: boolean;
   /** Who writes: admission checks that depend on the user (RBAC escalation) need it. */
   readonly user?: UserInfo;
+  /** Admission warnings are added here, for the response's Warning headers. */
+  readonly warnings?: string[];
 }
 
 export interface UpdateOptions extends WriteOptions {
@@ -103,6 +106,28 @@ export class ResourceStore {
 
   /** A write check that needs the user (RBAC escalation prevention); runs after validation. */
   admission?: (object: KubeObject, old: KubeObject | undefined, user: UserInfo) => void;
+  /** The admission chain: mutating plugins after defaulting, validating ones after validation. */
+  admissionChain?: AdmissionChain;
+
+  private admissionAttributes(
+    operation: AdmissionOperation,
+    object: KubeObject,
+    oldObject: KubeObject | undefined,
+    options: UpdateOptions,
+  ): AdmissionAttributes {
+    return {
+      operation,
+      resource: this.info,
+      subresource: options.subresource ?? '',
+      namespace: object.metadata?.namespace ?? '',
+      name: object.metadata?.name ?? '',
+      object,
+      oldObject,
+      user: options.user,
+      dryRun: options.dryRun ?? false,
+      warnings: options.warnings ?? [],
+    };
+  }
 
   /** Set when objects are stored in another version than this endpoint serves. */
   private readonly storageVersion?: GroupVersion;
@@ -250,6 +275,8 @@ export class ResourceStore {
     if (this.info.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     this.strategy.defaults(object);
+    const attributes = this.admissionAttributes('CREATE', object, undefined, options);
+    await this.admissionChain?.admit(attributes);
     this.fillCreateMetadata(object);
     const generating = !meta.name && meta.generateName;
     if (generating) meta.name = generateName(meta.generateName!);
@@ -257,6 +284,7 @@ export class ResourceStore {
     const errors = this.strategy.validateCreate(object);
     if (errors.length > 0) throw invalid(this.info.group, this.info.kind, meta.name ?? '', errors);
     if (options.user) this.admission?.(object, undefined, options.user);
+    await this.admissionChain?.validate(attributes);
     if (this.info.namespaced) await this.checkNamespace(namespace, this.groupResource, meta.name!);
     if (options.dryRun) {
       if (await this.store.get(this.key(namespace, meta.name!)))
@@ -353,6 +381,11 @@ export class ResourceStore {
       const desired = await mutate(structuredClone(current));
       const next = this.prepareUpdate(desired, current, options.subresource ?? '');
       if (options.user) this.admission?.(next, current, options.user);
+      if (this.admissionChain) {
+        const attributes = this.admissionAttributes('UPDATE', next, current, options);
+        await this.admissionChain.admit(attributes);
+        await this.admissionChain.validate(attributes);
+      }
       const nextText = this.storedText(next);
       const unchanged = nextText === kv.value;
       if (unchanged || options.dryRun) {

@@ -50,8 +50,9 @@ afterAll(async () => {
   rmSync(stateDir, { recursive: true, force: true });
 });
 
+/** Test objects carry a label, so lists leave out what the cluster adds (kube-root-ca.crt). */
 function configMap(name: string, data: Record<string, string> = {}): V1ConfigMap {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data };
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { test: 'client-node' } }, data };
 }
 
 async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -101,7 +102,12 @@ describe('@kubernetes/client-node', () => {
     let token: string | undefined;
     let pages = 0;
     do {
-      const page = await core.listNamespacedConfigMap({ namespace: 'pages', limit: 10, _continue: token });
+      const page = await core.listNamespacedConfigMap({
+        namespace: 'pages',
+        limit: 10,
+        _continue: token,
+        labelSelector: 'test=client-node',
+      });
       names.push(...page.items.map((item) => item.metadata!.name!));
       token = page.metadata?._continue;
       pages++;
@@ -137,9 +143,10 @@ describe('@kubernetes/client-node', () => {
       new Watch(kubeConfig),
       () => {
         lists++;
-        return core.listNamespacedConfigMap({ namespace: 'watched' });
+        return core.listNamespacedConfigMap({ namespace: 'watched', labelSelector: 'test=client-node' });
       },
       false,
+      'test=client-node',
     );
     const errors: unknown[] = [];
     informer.on('error', (error) => errors.push(error));

@@ -1,0 +1,39 @@
+import type { ResourceStore } from '../../registry/resource-store.js';
+import { forbidden } from '../../status.js';
+import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
+import { podSecurityDecision } from '../pod-security/admission.js';
+import { displayName, find } from './lookup.js';
+
+/**
+ * PodSecurity: pods are checked against their namespace's `pod-security.kubernetes.io/*`
+ * levels (enforce denies, warn adds warnings); workload templates get warnings only.
+ */
+export function podSecurityAdmission(namespaces: ResourceStore): AdmissionPlugin {
+  return {
+    name: 'PodSecurity',
+    async validate(attributes: AdmissionAttributes) {
+      if (attributes.operation === 'DELETE' || attributes.namespace === '') return;
+      const kind = attributes.resource.kind;
+      if (attributes.subresource && kind !== 'Pod') return;
+      const namespace = await find(namespaces, '', attributes.namespace);
+      const decision = podSecurityDecision({
+        namespaceLabels: namespace?.metadata?.labels ?? {},
+        kind,
+        object: attributes.object as never,
+        oldObject: attributes.oldObject as never,
+        operation: attributes.operation,
+        subresource: attributes.subresource,
+        namespace: attributes.namespace,
+        username: attributes.user?.name,
+      });
+      if (decision.deny !== undefined) {
+        throw forbidden(
+          { group: attributes.resource.group, resource: attributes.resource.resource },
+          displayName(attributes.object),
+          decision.deny,
+        );
+      }
+      attributes.warnings.push(...decision.warnings);
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// The admission chain with real kubectl: ServiceAccount (default account, projected token
+// volume), Priority, DefaultTolerationSeconds, PodSecurity, and what every namespace gets.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type TestCluster } from '../../support/cluster.js';
+
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  cluster = await startTestCluster('admission');
+}, 60_000);
+
+afterAll(async () => {
+  await cluster?.down();
+});
+
+async function ok(args: string[], input?: string): Promise<string> {
+  const result = await cluster.kubectl(args, { input });
+  expect(result.exitCode, `kubectl ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+interface PodJson {
+  spec: {
+    serviceAccountName: string;
+    priority: number;
+    tolerations: { key: string; tolerationSeconds: number }[];
+    volumes: { name: string; projected?: { sources: Record<string, unknown>[] } }[];
+    containers: { volumeMounts: { name: string; mountPath: string; readOnly: boolean }[] }[];
+  };
+}
+
+describe('admission', () => {
+  it('gives every namespace a default service account and the root CA', async () => {
+    await ok(['create', 'namespace', 'apps']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await ok(['get', 'serviceaccount', 'default', '-n', 'apps', '-o', 'name'])).toBe(
+      'serviceaccount/default',
+    );
+    const ca = await ok([
+      'get',
+      'configmap',
+      'kube-root-ca.crt',
+      '-n',
+      'apps',
+      '-o',
+      'jsonpath={.data.ca\\.crt}',
+    ]);
+    expect(ca).toMatch(/^-----BEGIN CERTIFICATE-----/);
+  });
+
+  it('admits pods with service account, token volume, priority and default tolerations', async () => {
+    await ok(['run', 'web', '-n', 'apps', '--image=nginx:1.27']);
+    const pod = JSON.parse(await ok(['get', 'pod', 'web', '-n', 'apps', '-o', 'json'])) as PodJson;
+    expect(pod.spec.serviceAccountName).toBe('default');
+    expect(pod.spec.priority).toBe(0);
+    expect(pod.spec.tolerations.map((t) => [t.key, t.tolerationSeconds])).toEqual([
+      ['node.kubernetes.io/not-ready', 300],
+      ['node.kubernetes.io/unreachable', 300],
+    ]);
+    const volume = pod.spec.volumes.find((v) => v.name.startsWith('kube-api-access-'))!;
+    expect(volume.projected!.sources.map((s) => Object.keys(s)[0])).toEqual([
+      'serviceAccountToken',
+      'configMap',
+      'downwardAPI',
+    ]);
+    expect(pod.spec.containers[0]!.volumeMounts).toEqual([
+      { name: volume.name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' },
+    ]);
+    const critical = await ok([
+      'run',
+      'critical',
+      '-n',
+      'apps',
+      '--image=nginx',
+      '--overrides={"spec":{"priorityClassName":"system-cluster-critical"}}',
+    ]);
+    expect(critical).toBe('pod/critical created');
+    expect(await ok(['get', 'pod', 'critical', '-n', 'apps', '-o', 'jsonpath={.spec.priority}'])).toBe(
+      '2000000000',
+    );
+    const unknownClass = await cluster.kubectl([
+      'run',
+      'x',
+      '-n',
+      'apps',
+      '--image=nginx',
+      '--overrides={"spec":{"priorityClassName":"nope"}}',
+    ]);
+    expect(unknownClass.stderr).toBe(
+      'Error from server (Forbidden): pods "x" is forbidden: no PriorityClass with name nope was found',
+    );
+    const noAccount = await cluster.kubectl([
+      'run',
+      'y',
+      '-n',
+      'apps',
+      '--image=nginx',
+      '--overrides={"spec":{"serviceAccountName":"ghost"}}',
+    ]);
+    expect(noAccount.stderr).toBe(
+      'Error from server (Forbidden): pods "y" is forbidden: error looking up service account apps/ghost: serviceaccount "ghost" not found',
+    );
+  });
+
+  it('enforces and warns with PodSecurity namespace labels', async () => {
+    await ok(['create', 'namespace', 'locked']);
+    await ok([
+      'label',
+      'namespace',
+      'locked',
+      'pod-security.kubernetes.io/enforce=baseline',
+      'pod-security.kubernetes.io/warn=restricted',
+    ]);
+    const privileged = await cluster.kubectl([
+      'run',
+      'priv',
+      '-n',
+      'locked',
+      '--image=nginx',
+      '--privileged',
+    ]);
+    expect(privileged.exitCode).toBe(1);
+    expect(privileged.stderr).toBe(
+      'Error from server (Forbidden): pods "priv" is forbidden: violates PodSecurity "baseline:latest": privileged (container "priv" must not set securityContext.privileged=true)',
+    );
+    const plain = await cluster.kubectl(['run', 'plain', '-n', 'locked', '--image=nginx']);
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    expect(plain.stderr).toContain(
+      'Warning: would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false',
+    );
+    const deployment = await cluster.kubectl([
+      'create',
+      'deployment',
+      'risky',
+      '-n',
+      'locked',
+      '--image=nginx',
+    ]);
+    expect(deployment.exitCode, deployment.stderr).toBe(0);
+    expect(deployment.stderr).toContain('Warning: would violate PodSecurity "restricted:latest"');
+  });
+});
