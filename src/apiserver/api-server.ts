@@ -6,8 +6,10 @@ import type { Store } from '../storage/index.js';
 import { AdmissionChain } from './admission/chain.js';
 import { defaultStorageClassAdmission } from './admission/plugins/default-storage-class.js';
 import { defaultTolerationSecondsAdmission } from './admission/plugins/default-toleration-seconds.js';
+import { limitRangerAdmission } from './admission/plugins/limit-ranger.js';
 import { podSecurityAdmission } from './admission/plugins/pod-security.js';
 import { priorityAdmission } from './admission/plugins/priority.js';
+import { resourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { serviceAccountAdmission } from './admission/plugins/service-account.js';
 import { Authenticator } from './auth/authenticator.js';
 import { impersonate } from './auth/impersonation.js';
@@ -109,7 +111,9 @@ export class ApiServer {
       priorityAdmission(this.resourceStore('scheduling.k8s.io', 'v1', 'priorityclasses')!),
       defaultTolerationSecondsAdmission,
       defaultStorageClassAdmission(this.resourceStore('storage.k8s.io', 'v1', 'storageclasses')!),
+      limitRangerAdmission(core('limitranges')),
       podSecurityAdmission(core('namespaces')),
+      resourceQuotaAdmission(core('resourcequotas')),
     ]);
     for (const store of this.resources.values()) store.admissionChain = chain;
     for (const resource of ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'] as const) {
@@ -135,6 +139,14 @@ export class ApiServer {
 
   resourceStore(group: string, version: string, resource: string): ResourceStore | undefined {
     return this.resources.get(`${group}/${version}/${resource}`);
+  }
+
+  /** The store of a resource in its group's preferred (first registered) version. */
+  storeForResource(group: string, resource: string): ResourceStore | undefined {
+    for (const store of this.resources.values()) {
+      if (store.info.group === group && store.info.resource === resource) return store;
+    }
+    return undefined;
   }
 
   /** A core object or undefined: the authenticator's reads (they bypass authorization). */

@@ -7,6 +7,7 @@ import { oidcPaths } from '../apiserver/handlers/oidc.js';
 import type { WatchSettings } from '../apiserver/handlers/watch.js';
 import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';
 import { NamespaceDefaultsController } from '../controllers/namespace-defaults.js';
+import { ResourceQuotaController } from '../controllers/resource-quota.js';
 import { ensureClusterPki } from '../pki/cluster-pki.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../pki/service-account-claims.js';
 import { SqliteStore } from '../storage/index.js';
@@ -109,6 +110,11 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     pki.ca.certificatePem,
   );
   await namespaceDefaults.start();
+  const quotaController = new ResourceQuotaController(
+    apiServer.resourceStore('', 'v1', 'resourcequotas')!,
+    (r) => apiServer.storeForResource(r.group, r.resource),
+  );
+  quotaController.start();
   ready = true;
   return {
     apiServer,
@@ -117,6 +123,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
       ready = false;
       apiServer.stop();
       namespaceDefaults.stop();
+      quotaController.stop();
       const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
       // Watches never end by themselves: close the connections they hold.
       for (const session of sessions) session.close();

@@ -139,4 +139,58 @@ describe('admission', () => {
     expect(deployment.exitCode, deployment.stderr).toBe(0);
     expect(deployment.stderr).toContain('Warning: would violate PodSecurity "restricted:latest"');
   });
+
+  it('tracks and enforces resource quotas, and applies limit ranges', async () => {
+    await ok(['create', 'namespace', 'budget']);
+    await ok(['create', 'quota', 'small', '-n', 'budget', '--hard=configmaps=3,requests.cpu=1']);
+    // The quota controller fills in status (kube-root-ca.crt already counts as one configmap).
+    let used = '';
+    for (let i = 0; i < 30 && used === ''; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      used = await ok(['get', 'quota', 'small', '-n', 'budget', '-o', 'jsonpath={.status.used.configmaps}']);
+    }
+    expect(used).toBe('1');
+    await ok(['create', 'configmap', 'one', '-n', 'budget']);
+    await ok(['create', 'configmap', 'two', '-n', 'budget']);
+    const over = await cluster.kubectl(['create', 'configmap', 'three', '-n', 'budget']);
+    expect(over.stderr).toBe(
+      'error: failed to create configmap: configmaps "three" is forbidden: exceeded quota: small, requested: configmaps=1, used: configmaps=3, limited: configmaps=3',
+    );
+    const unbounded = await cluster.kubectl(['run', 'free', '-n', 'budget', '--image=nginx']);
+    expect(unbounded.stderr).toBe(
+      'Error from server (Forbidden): pods "free" is forbidden: failed quota: small: must specify requests.cpu for: free',
+    );
+
+    await ok(
+      ['apply', '-n', 'budget', '-f', '-'],
+      [
+        'apiVersion: v1',
+        'kind: LimitRange',
+        'metadata: {name: limits}',
+        'spec:',
+        '  limits:',
+        '  - type: Container',
+        '    max: {cpu: "1"}',
+        '    default: {cpu: 500m}',
+        '    defaultRequest: {cpu: 250m}',
+      ].join('\n'),
+    );
+    // Now defaults fill in the request the quota needs.
+    await ok(['run', 'defaulted', '-n', 'budget', '--image=nginx']);
+    const resources = JSON.parse(
+      await ok(['get', 'pod', 'defaulted', '-n', 'budget', '-o', 'jsonpath={.spec.containers[0].resources}']),
+    ) as { requests: { cpu: string }; limits: { cpu: string } };
+    expect(resources).toEqual({ requests: { cpu: '250m' }, limits: { cpu: '500m' } });
+    const tooBig = await cluster.kubectl([
+      'run',
+      'big',
+      '-n',
+      'budget',
+      '--image=nginx',
+      '--overrides={"spec":{"containers":[{"name":"big","image":"nginx","resources":{"limits":{"cpu":"2"}}}]}}',
+    ]);
+    expect(tooBig.stderr).toBe(
+      'Error from server (Forbidden): pods "big" is forbidden: maximum cpu usage per Container is 1, but limit is 2',
+    );
+  });
 });
