@@ -42,12 +42,14 @@ function request(
   method: string,
   path: string,
   body?: string,
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const stream = session.request({
       ':method': method,
       ':path': path,
       ...(body ? { 'content-type': 'application/json' } : {}),
+      ...headers,
     });
     let status = 0;
     let data = '';
@@ -69,6 +71,7 @@ async function timed(
   total: number,
   make: (i: number) => [string, string, string?],
   expected: number,
+  headers: Record<string, string> = {},
 ): Promise<{ perSecond: number; p50: number; p99: number }> {
   const latencies: number[] = [];
   let next = 0;
@@ -78,7 +81,7 @@ async function timed(
       while (next < total) {
         const [method, path, body] = make(next++);
         const t0 = performance.now();
-        const response = await request(session, method, path, body);
+        const response = await request(session, method, path, body, headers);
         latencies.push(performance.now() - t0);
         if (response.status !== expected)
           throw new Error(`${method} ${path}: ${response.status} ${response.body}`);
@@ -133,6 +136,84 @@ async function watchLatency(
   return latencies;
 }
 
+function metricSum(text: string, pattern: RegExp): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!pattern.test(line)) continue;
+    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+/**
+ * Creates as a service account limited by a namespaced Role, over bearer tokens: the time
+ * the server spent in authorization against the time it spent serving those requests.
+ */
+async function authorizationShare(
+  admin: ClientHttp2Session,
+  origin: string,
+  ca: string,
+): Promise<{ perSecond: number; share: number }> {
+  const json = (value: unknown) => JSON.stringify(value);
+  await request(admin, 'POST', '/api/v1/namespaces', json({ metadata: { name: 'bench' } }));
+  await request(
+    admin,
+    'POST',
+    '/api/v1/namespaces/bench/serviceaccounts',
+    json({ metadata: { name: 'writer' } }),
+  );
+  await request(
+    admin,
+    'POST',
+    '/apis/rbac.authorization.k8s.io/v1/namespaces/bench/roles',
+    json({
+      metadata: { name: 'writer' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get'] }],
+    }),
+  );
+  await request(
+    admin,
+    'POST',
+    '/apis/rbac.authorization.k8s.io/v1/namespaces/bench/rolebindings',
+    json({
+      metadata: { name: 'writer' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'writer' },
+      subjects: [{ kind: 'ServiceAccount', name: 'writer', namespace: 'bench' }],
+    }),
+  );
+  const token = (
+    JSON.parse(
+      (
+        await request(
+          admin,
+          'POST',
+          '/api/v1/namespaces/bench/serviceaccounts/writer/token',
+          json({ spec: {} }),
+        )
+      ).body,
+    ) as { status: { token: string } }
+  ).status.token;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const sessions = Array.from({ length: CONCURRENCY }, () => connect(origin, { ca }));
+  const scrape = async () => (await request(admin, 'GET', '/metrics')).body;
+  const before = await scrape();
+  const creates = await timed(
+    sessions,
+    5000,
+    (i) => ['POST', '/api/v1/namespaces/bench/configmaps', configMap(`sa-${i}`)],
+    201,
+    { authorization: `Bearer ${token}` },
+  );
+  const after = await scrape();
+  for (const session of sessions) session.close();
+  const requestSeconds =
+    /^apiserver_request_duration_seconds_sum\{verb="POST",group="",version="v1",resource="configmaps",subresource="",scope="namespace"/;
+  const authzSeconds = /^tkube_authorization_duration_seconds_sum /;
+  const served = metricSum(after, requestSeconds) - metricSum(before, requestSeconds);
+  const authorizing = metricSum(after, authzSeconds) - metricSum(before, authzSeconds);
+  return { perSecond: creates.perSecond, share: authorizing / served };
+}
+
 let child: ChildProcess | undefined;
 try {
   const pki = await ensureClusterPki(join(dir, 'pki'));
@@ -167,6 +248,7 @@ try {
     if (items !== 5000) throw new Error(`listed ${items}`);
   }
   const watch = await watchLatency(sessions[0]!, sessions[1]!, 500);
+  const authz = await authorizationShare(sessions[0]!, origin, credentials.ca);
   for (const session of sessions) session.close();
 
   const list5k = percentile(listTimes, 50);
@@ -192,6 +274,8 @@ try {
         `${percentile(watch, 50).toFixed(2)} / ${percentile(watch, 99).toFixed(2)}`,
         'create sent → event received',
       ],
+      ['creates/s as a service account (bearer token, Role)', authz.perSecond.toFixed(0), ''],
+      ['authorization share of request time', `${(authz.share * 100).toFixed(2)} %`, 'target ≤ 10 %'],
     ],
   );
   console.log(
@@ -205,6 +289,8 @@ try {
       list5kMs: Number(list5k.toFixed(2)),
       watchP50Ms: Number(percentile(watch, 50).toFixed(3)),
       watchP99Ms: Number(percentile(watch, 99).toFixed(3)),
+      serviceAccountCreatesPerSec: Math.round(authz.perSecond),
+      authorizationShare: Number(authz.share.toFixed(4)),
     }),
   );
 } finally {

@@ -258,8 +258,10 @@ export class ApiServer {
 
   /** RBAC (and system:masters): a request nothing allows is a 403 with Kubernetes' text. */
   private authorize(user: UserInfo, info: RequestInfo): void {
+    const started = performance.now();
     const attributes = requestAttributes(info, user);
     const result = this.authorizer.authorize(attributes);
+    this.metrics.observeAuthorization((performance.now() - started) / 1000);
     if (result.decision === 'allow') return;
     const { message, details } = forbiddenStatus(attributes, result.reason);
     throw new StatusError(403, 'Forbidden', message, details);

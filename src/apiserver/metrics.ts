@@ -57,6 +57,15 @@ export class RequestMetrics {
     histogram.count += 1;
   }
 
+  private authorizationSeconds = 0;
+  private authorizations = 0;
+
+  /** Time spent deciding authorization, to show what it costs per request. */
+  observeAuthorization(seconds: number): void {
+    this.authorizationSeconds += seconds;
+    this.authorizations += 1;
+  }
+
   render(): string {
     const lines = [
       '# HELP apiserver_request_total Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
@@ -75,6 +84,12 @@ export class RequestMetrics {
       lines.push(`apiserver_request_duration_seconds_sum{${labels}} ${h.sum}`);
       lines.push(`apiserver_request_duration_seconds_count{${labels}} ${h.count}`);
     }
+    lines.push(
+      '# HELP tkube_authorization_duration_seconds Time spent in authorization decisions (RBAC and privileged groups).',
+      '# TYPE tkube_authorization_duration_seconds summary',
+      `tkube_authorization_duration_seconds_sum ${this.authorizationSeconds}`,
+      `tkube_authorization_duration_seconds_count ${this.authorizations}`,
+    );
     return `${lines.join('\n')}\n`;
   }
 }
