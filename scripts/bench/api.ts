@@ -12,7 +12,7 @@ import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
 import { percentile, printTable } from './report.js';
 
 const CONCURRENCY = 16;
-const controlPlaneMain = fileURLToPath(new URL('../../dist/controlplane/main.js', import.meta.url));
+const controlPlaneMain = fileURLToPath(new URL('../../dist/controlplane-bundle/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-api-'));
 
 interface Credentials {

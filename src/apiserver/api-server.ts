@@ -9,7 +9,7 @@ import { defaultTolerationSecondsAdmission } from './admission/plugins/default-t
 import { limitRangerAdmission } from './admission/plugins/limit-ranger.js';
 import { podSecurityAdmission } from './admission/plugins/pod-security.js';
 import { priorityAdmission } from './admission/plugins/priority.js';
-import { resourceQuotaAdmission } from './admission/plugins/resource-quota.js';
+import { QuotaNamespaces, resourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { serviceAccountAdmission } from './admission/plugins/service-account.js';
 import { Authenticator } from './auth/authenticator.js';
 import { impersonate } from './auth/impersonation.js';
@@ -73,6 +73,8 @@ export class ApiServer {
   /** RBAC objects in memory, kept current by a watch: what authorization reads. */
   readonly policy: PolicyCache;
   readonly authorizer: Authorizer;
+  /** Namespaces with ResourceQuotas (shared by quota admission and the quota controller). */
+  readonly quotaNamespaces = new QuotaNamespaces();
   private aggregationScheduled = false;
 
   constructor(private readonly options: ApiServerOptions) {
@@ -113,7 +115,7 @@ export class ApiServer {
       defaultStorageClassAdmission(this.resourceStore('storage.k8s.io', 'v1', 'storageclasses')!),
       limitRangerAdmission(core('limitranges')),
       podSecurityAdmission(core('namespaces')),
-      resourceQuotaAdmission(core('resourcequotas')),
+      resourceQuotaAdmission(core('resourcequotas'), this.quotaNamespaces),
     ]);
     for (const store of this.resources.values()) store.admissionChain = chain;
     for (const resource of ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'] as const) {

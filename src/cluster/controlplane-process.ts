@@ -2,7 +2,7 @@
 // outlives the `tkube up` that started it. Its pid is recorded in the state directory; before
 // signalling a recorded pid, tkube checks it still belongs to this cluster's control plane.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -39,8 +39,12 @@ const EXIT_POLL_INTERVAL_MS = 50;
  * skips the CLI framework's start-up (the same code as the hidden `tkube controlplane`).
  */
 export function builtinControlPlaneCommand(): ControlPlaneCommand {
-  // dist/cluster and src/cluster are both two levels below the package root.
-  const main = fileURLToPath(new URL('../../dist/controlplane/main.js', import.meta.url));
+  // dist/cluster and src/cluster are both two levels below the package root. The bundle
+  // (npm run build) starts fastest; the plain module tree works too.
+  const bundle = fileURLToPath(new URL('../../dist/controlplane-bundle/main.js', import.meta.url));
+  const main = existsSync(bundle)
+    ? bundle
+    : fileURLToPath(new URL('../../dist/controlplane/main.js', import.meta.url));
   return { file: process.execPath, args: [main] };
 }
 

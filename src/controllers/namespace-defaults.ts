@@ -36,7 +36,7 @@ export class NamespaceDefaultsController {
 
   private async resyncAll(): Promise<number> {
     const page = await this.namespaces.list('');
-    for (const text of page.items) await this.sync(JSON.parse(text) as KubeObject);
+    await Promise.all(page.items.map((text) => this.sync(JSON.parse(text) as KubeObject)));
     return page.revision;
   }
 
@@ -64,14 +64,14 @@ export class NamespaceDefaultsController {
   async sync(namespace: KubeObject): Promise<void> {
     const name = namespace.metadata?.name;
     if (!name || namespace.metadata?.deletionTimestamp) return;
-    await ensure(() =>
+    const account = ensure(() =>
       this.serviceAccounts.create(name, {
         apiVersion: 'v1',
         kind: 'ServiceAccount',
         metadata: { name: 'default' },
       }),
     );
-    await ensure(() =>
+    const rootCa = ensure(() =>
       this.configMaps.create(name, {
         apiVersion: 'v1',
         kind: 'ConfigMap',
@@ -82,6 +82,7 @@ export class NamespaceDefaultsController {
         data: { 'ca.crt': this.caCertificatePem },
       }),
     );
+    await Promise.all([account, rootCa]);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { KubeObject } from '../api/object.js';
+import type { QuotaNamespaces } from '../apiserver/admission/plugins/resource-quota.js';
 import {
   type GroupResource,
   type ResourceQuota,
@@ -20,6 +21,7 @@ export class ResourceQuotaController {
   constructor(
     private readonly quotas: ResourceStore,
     private readonly storeFor: (resource: GroupResource) => ResourceStore | undefined,
+    private readonly withQuotas: QuotaNamespaces,
     private readonly intervalMs = 1000,
   ) {}
 
@@ -43,7 +45,9 @@ export class ResourceQuotaController {
 
   private async syncAll(): Promise<void> {
     const { items } = await this.quotas.list('');
-    for (const text of items) await this.sync(JSON.parse(text) as ResourceQuota & KubeObject);
+    const quotas = items.map((text) => JSON.parse(text) as ResourceQuota & KubeObject);
+    this.withQuotas.replace(quotas.map((quota) => quota.metadata?.namespace ?? ''));
+    for (const quota of quotas) await this.sync(quota);
   }
 
   /** Idempotent: writes status only when it changed. */

@@ -31,20 +31,23 @@ async function ensure(exists: () => Promise<unknown>, create: () => Promise<unkn
 /** Creates what kube-apiserver's bootstrap controllers create, where missing. */
 export async function bootstrapCluster(api: ApiServer): Promise<void> {
   const namespaces = api.resourceStore('', 'v1', 'namespaces')!;
-  for (const name of SYSTEM_NAMESPACES) {
-    await ensure(
-      () => namespaces.get('', name),
-      () => namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }),
-    );
-  }
+  await Promise.all(
+    SYSTEM_NAMESPACES.map((name) =>
+      ensure(
+        () => namespaces.get('', name),
+        () => namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }),
+      ),
+    ),
+  );
   const priorityClasses = api.resourceStore('scheduling.k8s.io', 'v1', 'priorityclasses')!;
-  for (const priorityClass of SYSTEM_PRIORITY_CLASSES) {
-    const name = priorityClass.metadata!.name!;
-    await ensure(
-      () => priorityClasses.get('', name),
-      () => priorityClasses.create('', structuredClone(priorityClass)),
-    );
-  }
+  await Promise.all(
+    SYSTEM_PRIORITY_CLASSES.map((priorityClass) =>
+      ensure(
+        () => priorityClasses.get('', priorityClass.metadata!.name!),
+        () => priorityClasses.create('', structuredClone(priorityClass)),
+      ),
+    ),
+  );
   const services = api.resourceStore('', 'v1', 'services')!;
   await ensure(
     () => services.get('default', 'kubernetes'),
@@ -88,32 +91,27 @@ export async function reconcileBootstrapPolicy(api: ApiServer): Promise<void> {
     if (create) await rs.create(namespace, structuredClone(object));
     else await rs.update(namespace, object.metadata!.name!, structuredClone(object));
   };
-  for (const role of [...policy.clusterRoles]) {
-    const result = reconcileRole(role, await existing<typeof role>('clusterroles', '', role.metadata.name));
-    if (needsWrite(result))
-      await write('clusterroles', '', result.object as never, result.operation === 'create');
-  }
-  for (const binding of [...policy.clusterRoleBindings]) {
-    const result = reconcileRoleBinding(
-      binding,
-      await existing<typeof binding>('clusterrolebindings', '', binding.metadata.name),
+  // All objects at once: their reads and writes share the store's group commits.
+  const reconcileAll = <T extends { metadata: { name: string; namespace?: string } }>(
+    resource: string,
+    objects: readonly T[],
+    reconcile: (
+      expected: T,
+      existing: T | undefined,
+    ) => { operation: string; object: T } & Parameters<typeof needsWrite>[0],
+  ) =>
+    Promise.all(
+      objects.map(async (expected) => {
+        const namespace = expected.metadata.namespace ?? '';
+        const result = reconcile(expected, await existing<T>(resource, namespace, expected.metadata.name));
+        if (needsWrite(result))
+          await write(resource, namespace, result.object as never, result.operation === 'create');
+      }),
     );
-    if (needsWrite(result))
-      await write('clusterrolebindings', '', result.object as never, result.operation === 'create');
-  }
-  for (const role of policy.roles) {
-    const namespace = role.metadata.namespace ?? '';
-    const result = reconcileRole(role, await existing<typeof role>('roles', namespace, role.metadata.name));
-    if (needsWrite(result))
-      await write('roles', namespace, result.object as never, result.operation === 'create');
-  }
-  for (const binding of policy.roleBindings) {
-    const namespace = binding.metadata.namespace ?? '';
-    const result = reconcileRoleBinding(
-      binding,
-      await existing<typeof binding>('rolebindings', namespace, binding.metadata.name),
-    );
-    if (needsWrite(result))
-      await write('rolebindings', namespace, result.object as never, result.operation === 'create');
-  }
+  await Promise.all([
+    reconcileAll('clusterroles', policy.clusterRoles, reconcileRole),
+    reconcileAll('clusterrolebindings', policy.clusterRoleBindings, reconcileRoleBinding),
+    reconcileAll('roles', policy.roles, reconcileRole),
+    reconcileAll('rolebindings', policy.roleBindings, reconcileRoleBinding),
+  ]);
 }

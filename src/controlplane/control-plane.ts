@@ -113,6 +113,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   const quotaController = new ResourceQuotaController(
     apiServer.resourceStore('', 'v1', 'resourcequotas')!,
     (r) => apiServer.storeForResource(r.group, r.resource),
+    apiServer.quotaNamespaces,
   );
   quotaController.start();
   ready = true;

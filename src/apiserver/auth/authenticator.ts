@@ -11,6 +11,8 @@ import { unauthorized } from '../status.js';
 
 export const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 const AUTHENTICATED = 'system:authenticated';
+const TOKEN_CACHE_TTL_MS = 2_000;
+const TOKEN_CACHE_SIZE = 4096;
 
 export interface ServiceAccountTokenSettings {
   /** Public keys that verify tokens (PEM). */
@@ -31,6 +33,12 @@ export interface ServiceAccountTokenSettings {
 export class Authenticator {
   /** Identity per TLS connection: a client certificate is read once, not on every request. */
   private readonly certificateUsers = new WeakMap<TLSSocket, UserInfo | null>();
+  /**
+   * Verified bearer tokens, kept briefly as kube-apiserver's token cache does: a signature
+   * check and the account lookups on every request would dominate its cost. 2 s, not
+   * Kubernetes' 10 s, so that a deleted account's tokens stop working sooner.
+   */
+  private readonly tokenUsers = new Map<string, { user: UserInfo; until: number }>();
 
   constructor(private readonly serviceAccounts?: ServiceAccountTokenSettings) {}
 
@@ -41,10 +49,22 @@ export class Authenticator {
     if (authorization !== undefined) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       if (!match) throw unauthorized();
-      const verified = await this.verifyToken(match[1]!);
+      const token = match[1]!;
+      const now = Date.now();
+      const cached = this.tokenUsers.get(token);
+      if (cached && cached.until > now) return cached.user;
+      const verified = await this.verifyToken(token);
       if (!verified.ok) throw unauthorized();
       const { user } = verified;
-      return { name: user.name, uid: user.uid, groups: [...user.groups, AUTHENTICATED], extra: user.extra };
+      const info: UserInfo = {
+        name: user.name,
+        uid: user.uid,
+        groups: [...user.groups, AUTHENTICATED],
+        extra: user.extra,
+      };
+      if (this.tokenUsers.size >= TOKEN_CACHE_SIZE) this.tokenUsers.clear();
+      this.tokenUsers.set(token, { user: info, until: now + TOKEN_CACHE_TTL_MS });
+      return info;
     }
     return ANONYMOUS;
   }

@@ -71,6 +71,8 @@ describe('service-account tokens', () => {
     const token = (await cluster.kubectl(['create', 'token', 'robot'])).stdout;
     expect((await tokenOnly(token, ['auth', 'whoami'])).exitCode).toBe(0);
     await cluster.kubectl(['delete', 'serviceaccount', 'robot']);
+    // Verified tokens are cached for 2 s, as kube-apiserver caches them (for 10 s).
+    await new Promise((resolve) => setTimeout(resolve, 2100));
     expect((await tokenOnly(token, ['auth', 'whoami'])).stderr).toContain('Unauthorized');
     // A new account of the same name has another uid: the old token stays invalid.
     await cluster.kubectl(['create', 'serviceaccount', 'robot']);

@@ -1,7 +1,7 @@
 import type { ResourceStore } from '../../registry/resource-store.js';
 import { forbidden } from '../../status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
-import { podSecurityDecision } from '../pod-security/admission.js';
+import { POD_TEMPLATE_KINDS, podSecurityDecision } from '../pod-security/admission.js';
 import { displayName, find } from './lookup.js';
 
 /**
@@ -15,6 +15,8 @@ export function podSecurityAdmission(namespaces: ResourceStore): AdmissionPlugin
       if (attributes.operation === 'DELETE' || attributes.namespace === '') return;
       const kind = attributes.resource.kind;
       if (attributes.subresource && kind !== 'Pod') return;
+      // Only pods and pod templates are checked: skip the namespace read for everything else.
+      if (kind !== 'Pod' && !POD_TEMPLATE_KINDS.has(kind)) return;
       const namespace = await find(namespaces, '', attributes.namespace);
       const decision = podSecurityDecision({
         namespaceLabels: namespace?.metadata?.labels ?? {},

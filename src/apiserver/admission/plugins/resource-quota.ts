@@ -10,12 +10,34 @@ import { displayName } from './lookup.js';
  * with Kubernetes' "exceeded quota" text; an admitted one is charged to the quota's
  * status.used at once (the quota controller recalculates usage from the objects later).
  */
-export function resourceQuotaAdmission(quotas: ResourceStore): AdmissionPlugin {
+/**
+ * The namespaces that have quotas: most writes happen where there are none, and skipping
+ * the quota read there keeps admission cheap. Kept by quota writes (which pass admission)
+ * and by the quota controller's resyncs.
+ */
+export class QuotaNamespaces {
+  private namespaces = new Set<string>();
+  add(namespace: string): void {
+    this.namespaces.add(namespace);
+  }
+  replace(namespaces: Iterable<string>): void {
+    this.namespaces = new Set(namespaces);
+  }
+  has(namespace: string): boolean {
+    return this.namespaces.has(namespace);
+  }
+}
+
+export function resourceQuotaAdmission(quotas: ResourceStore, withQuotas: QuotaNamespaces): AdmissionPlugin {
   return {
     name: 'ResourceQuota',
     async validate(attributes: AdmissionAttributes) {
       if (attributes.namespace === '' || attributes.operation === 'DELETE') return;
-      if (attributes.resource.resource === 'resourcequotas') return;
+      if (attributes.resource.resource === 'resourcequotas') {
+        withQuotas.add(attributes.namespace);
+        return;
+      }
+      if (!withQuotas.has(attributes.namespace)) return;
       const { items } = await quotas.list(attributes.namespace);
       if (items.length === 0) return;
       const result = checkQuotas(

@@ -65,7 +65,8 @@ export interface PodSecurityDecision {
 
 const ANNOTATION_PREFIX = 'pod-security.kubernetes.io/';
 
-const POD_TEMPLATE_KINDS = new Set<string>([
+/** Workload kinds whose pod templates are checked (warnings and audit only). */
+export const POD_TEMPLATE_KINDS = new Set<string>([
   'PodTemplate',
   'ReplicationController',
   'ReplicaSet',

@@ -50,7 +50,7 @@ export function podQosClass(spec: PodSpecShape | undefined): 'Guaranteed' | 'Bur
   if (guaranteed) {
     for (const [name, request] of requests) {
       const limit = limits.get(name);
-      if (!limit || !limit.equals(request)) guaranteed = false;
+      if (!limit?.equals(request)) guaranteed = false;
     }
   }
   return guaranteed && requests.size === limits.size ? 'Guaranteed' : 'Burstable';
