@@ -98,10 +98,10 @@ export class ApiServer {
         issuer: tokens.issuer,
         audiences: tokens.audiences,
         lookup: {
-          getServiceAccount: (ns, name) => this.find('serviceaccounts', ns, name),
-          getPod: (ns, name) => this.find('pods', ns, name),
-          getSecret: (ns, name) => this.find('secrets', ns, name),
-          getNode: (name) => this.find('nodes', '', name),
+          getServiceAccount: (ns, name) => this.resourceStore('', 'v1', 'serviceaccounts')!.find(ns, name),
+          getPod: (ns, name) => this.resourceStore('', 'v1', 'pods')!.find(ns, name),
+          getSecret: (ns, name) => this.resourceStore('', 'v1', 'secrets')!.find(ns, name),
+          getNode: (name) => this.resourceStore('', 'v1', 'nodes')!.find('', name),
         },
       },
     );
@@ -149,16 +149,6 @@ export class ApiServer {
       if (store.info.group === group && store.info.resource === resource) return store;
     }
     return undefined;
-  }
-
-  /** A core object or undefined: the authenticator's reads (they bypass authorization). */
-  private async find(resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
-    try {
-      return await this.resourceStore('', 'v1', resource)!.get(namespace, name);
-    } catch (error) {
-      if (error instanceof StatusError && error.code === 404) return undefined;
-      throw error;
-    }
   }
 
   /** Create-only endpoints that store nothing: reviews and token requests. */

@@ -78,14 +78,8 @@ export async function bootstrapCluster(api: ApiServer): Promise<void> {
 export async function reconcileBootstrapPolicy(api: ApiServer): Promise<void> {
   const policy = bootstrapPolicy();
   const store = (resource: string) => api.resourceStore('rbac.authorization.k8s.io', 'v1', resource)!;
-  const existing = async <T>(resource: string, namespace: string, name: string): Promise<T | undefined> => {
-    try {
-      return (await store(resource).get(namespace, name)) as T;
-    } catch (error) {
-      if (error instanceof StatusError && error.code === 404) return undefined;
-      throw error;
-    }
-  };
+  const existing = async <T>(resource: string, namespace: string, name: string) =>
+    (await store(resource).find(namespace, name)) as T | undefined;
   const write = async (resource: string, namespace: string, object: KubeObject, create: boolean) => {
     const rs = store(resource);
     if (create) await rs.create(namespace, structuredClone(object));

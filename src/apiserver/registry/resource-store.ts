@@ -169,6 +169,12 @@ export class ResourceStore {
     return this.servedText(kv.value, kv.modRevision);
   }
 
+  /** The object, or undefined when it does not exist (for internal reads that expect absence). */
+  async find(namespace: string, name: string): Promise<KubeObject | undefined> {
+    const kv = await this.store.get(this.key(namespace, name));
+    return kv && this.servedObject(kv.value, kv.modRevision);
+  }
+
   async get(namespace: string, name: string): Promise<KubeObject> {
     const kv = await this.store.get(this.key(namespace, name));
     if (!kv) throw notFound(this.groupResource, name);

@@ -2,7 +2,7 @@ import type { ResourceStore } from '../../registry/resource-store.js';
 import { forbidden } from '../../status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
 import { POD_TEMPLATE_KINDS, podSecurityDecision } from '../pod-security/admission.js';
-import { displayName, find } from './lookup.js';
+import { displayName } from './lookup.js';
 
 /**
  * PodSecurity: pods are checked against their namespace's `pod-security.kubernetes.io/*`
@@ -17,7 +17,7 @@ export function podSecurityAdmission(namespaces: ResourceStore): AdmissionPlugin
       if (attributes.subresource && kind !== 'Pod') return;
       // Only pods and pod templates are checked: skip the namespace read for everything else.
       if (kind !== 'Pod' && !POD_TEMPLATE_KINDS.has(kind)) return;
-      const namespace = await find(namespaces, '', attributes.namespace);
+      const namespace = await namespaces.find('', attributes.namespace);
       const decision = podSecurityDecision({
         namespaceLabels: namespace?.metadata?.labels ?? {},
         kind,

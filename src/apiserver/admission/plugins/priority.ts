@@ -2,7 +2,7 @@ import type { KubeObject } from '../../../api/object.js';
 import type { ResourceStore } from '../../registry/resource-store.js';
 import { forbidden } from '../../status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
-import { displayName, find } from './lookup.js';
+import { displayName } from './lookup.js';
 
 interface PriorityClass {
   metadata?: { name?: string };
@@ -55,7 +55,7 @@ export function priorityAdmission(priorityClasses: ResourceStore): AdmissionPlug
       let priority = 0;
       let preemptionPolicy: string | undefined;
       if (spec.priorityClassName) {
-        const found = (await find(priorityClasses, '', spec.priorityClassName)) as PriorityClass | undefined;
+        const found = (await priorityClasses.find('', spec.priorityClassName)) as PriorityClass | undefined;
         if (!found) {
           throw forbidden(
             { group: '', resource: 'pods' },

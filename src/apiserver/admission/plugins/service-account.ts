@@ -1,12 +1,12 @@
 import { randomInt } from 'node:crypto';
 import type { KubeObject } from '../../../api/object.js';
+import { generateName } from '../../registry/object-meta.js';
 import type { ResourceStore } from '../../registry/resource-store.js';
 import { forbidden } from '../../status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
-import { displayName, find } from './lookup.js';
+import { displayName } from './lookup.js';
 
 const MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
-const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 /** Kubernetes' default for the projected token: an hour, plus 7 s so it is recognisably admission-made. */
 const TOKEN_EXPIRATION_SECONDS = 3607;
 
@@ -37,7 +37,7 @@ async function lookUp(
   const interval = 100 + randomInt(100);
   for (let attempt = 0; attempt < attempts; attempt++) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, interval));
-    const account = await find(store, namespace, name);
+    const account = await store.find(namespace, name);
     if (account) return account;
   }
   return undefined;
@@ -81,9 +81,7 @@ export function serviceAccountAdmission(serviceAccounts: ResourceStore): Admissi
       if (!automount) return;
       const containers = [...(spec.containers ?? []), ...(spec.initContainers ?? [])];
       if (containers.some((c) => (c.volumeMounts ?? []).some((m) => m.mountPath === MOUNT_PATH))) return;
-      let suffix = '';
-      for (let i = 0; i < 5; i++) suffix += SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)];
-      const volumeName = `kube-api-access-${suffix}`;
+      const volumeName = generateName('kube-api-access-');
       spec.volumes = [
         ...(spec.volumes ?? []),
         {
