@@ -3,24 +3,23 @@ import type { KubeObject } from '../api/object.js';
 import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
 import type { ResourceInfo } from '../api/resources/types.js';
 import type { Store } from '../storage/index.js';
-import { AdmissionChain } from './admission/chain.js';
+import { type AdmissionAttributes, AdmissionChain } from './admission/chain.js';
+import { NamespaceCache } from './admission/namespace-cache.js';
 import { defaultStorageClassAdmission } from './admission/plugins/default-storage-class.js';
 import { defaultTolerationSecondsAdmission } from './admission/plugins/default-toleration-seconds.js';
 import { limitRangerAdmission } from './admission/plugins/limit-ranger.js';
+import { nodeRestrictionAdmission } from './admission/plugins/node-restriction.js';
 import { podSecurityAdmission } from './admission/plugins/pod-security.js';
 import { priorityAdmission } from './admission/plugins/priority.js';
 import { QuotaNamespaces, resourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { serviceAccountAdmission } from './admission/plugins/service-account.js';
+import { taintNodesByConditionAdmission } from './admission/plugins/taint-nodes-by-condition.js';
 import { Authenticator } from './auth/authenticator.js';
+import { BOOTSTRAP_TOKEN_NAMESPACE } from './auth/bootstrap-token.js';
 import { impersonate } from './auth/impersonation.js';
+import { NodeGraphPopulator, nodeAndRbacAuthorizer } from './auth/node/index.js';
 import { PolicyCache } from './auth/policy-cache.js';
-import {
-  type Authorizer,
-  aggregateAll,
-  defaultAuthorizer,
-  forbiddenStatus,
-  requestAttributes,
-} from './auth/rbac/index.js';
+import { type Authorizer, forbiddenStatus, requestAttributes } from './auth/rbac/index.js';
 import { rbacWriteCheck } from './auth/rbac-escalation.js';
 import {
   serveSelfSubjectReview,
@@ -28,6 +27,7 @@ import {
   serveTokenReview,
 } from './handlers/authentication-reviews.js';
 import { serveAccessReview, serveRulesReview } from './handlers/authorization-reviews.js';
+import { type KubeletClientCredentials, podLogsHandler } from './handlers/pod-logs.js';
 import { ResourceHandler, type ResourceHandlerDeps } from './handlers/resource-handler.js';
 import type { WatchSettings } from './handlers/watch.js';
 import { sendJson, sendStatusError, sendText } from './http/respond.js';
@@ -51,6 +51,8 @@ export interface ApiServerOptions {
   readonly watch?: WatchSettings;
   /** host:port clients reach this server at, for /api's serverAddressByClientCIDRs. */
   readonly serverAddress?: () => string;
+  /** The client certificate pods/log (and later exec, port-forward) present to kubelets. */
+  readonly kubeletClient?: () => Promise<KubeletClientCredentials>;
   /** Service-account tokens: the signing key pair, issuer and audiences. */
   readonly serviceAccountTokens?: {
     readonly privateKeyPem: string;
@@ -72,16 +74,27 @@ export class ApiServer {
   readonly authenticator: Authenticator;
   /** RBAC objects in memory, kept current by a watch: what authorization reads. */
   readonly policy: PolicyCache;
+  /** Which objects each node may reach, kept current by a watch: what the Node authorizer reads. */
+  readonly nodeGraph: NodeGraphPopulator;
+  /** `--authorization-mode=Node,RBAC`, behind system:masters. */
   readonly authorizer: Authorizer;
-  /** Namespaces with ResourceQuotas (shared by quota admission and the quota controller). */
+  /** Namespaces with ResourceQuotas, where quota admission has work to do. */
   readonly quotaNamespaces = new QuotaNamespaces();
-  private aggregationScheduled = false;
+  /** Namespaces and whether they are terminating, for NamespaceLifecycle. */
+  private readonly namespaces: NamespaceCache;
+  private readonly admissionChain: AdmissionChain;
 
   constructor(private readonly options: ApiServerOptions) {
     this.handler = new ResourceHandler({
       store: options.store,
       patchSchemaFor: options.patchSchemaFor,
       watch: options.watch,
+      podLogs: podLogsHandler({
+        nodes: () => this.resourceStore('', 'v1', 'nodes')!,
+        credentials: () =>
+          options.kubeletClient?.() ??
+          Promise.reject(internalError(new Error('no client certificate for kubelets is configured'))),
+      }),
     });
     const strategies = builtinStrategies(options.store);
     for (const info of BUILTIN_RESOURCES) {
@@ -104,20 +117,26 @@ export class ApiServer {
           getNode: (name) => this.resourceStore('', 'v1', 'nodes')!.find('', name),
         },
       },
+      (name) => this.resourceStore('', 'v1', 'secrets')!.find(BOOTSTRAP_TOKEN_NAMESPACE, name),
     );
-    this.policy = new PolicyCache(options.store, () => this.scheduleAggregation());
-    this.authorizer = defaultAuthorizer(this.policy);
+    this.namespaces = new NamespaceCache(options.store);
+    this.policy = new PolicyCache(options.store);
+    this.nodeGraph = new NodeGraphPopulator(options.store);
+    this.authorizer = nodeAndRbacAuthorizer(this.nodeGraph.graph, this.policy);
     const core = (resource: string) => this.resourceStore('', 'v1', resource)!;
     const chain = new AdmissionChain([
       serviceAccountAdmission(core('serviceaccounts')),
+      nodeRestrictionAdmission({ pods: core('pods'), nodes: core('nodes') }),
+      taintNodesByConditionAdmission,
       priorityAdmission(this.resourceStore('scheduling.k8s.io', 'v1', 'priorityclasses')!),
       defaultTolerationSecondsAdmission,
       defaultStorageClassAdmission(this.resourceStore('storage.k8s.io', 'v1', 'storageclasses')!),
       limitRangerAdmission(core('limitranges')),
-      podSecurityAdmission(core('namespaces')),
+      podSecurityAdmission(core('namespaces'), core('pods')),
       resourceQuotaAdmission(core('resourcequotas'), this.quotaNamespaces),
     ]);
     for (const store of this.resources.values()) store.admissionChain = chain;
+    this.admissionChain = chain;
     for (const resource of ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'] as const) {
       this.resourceStore('rbac.authorization.k8s.io', 'v1', resource)!.admission = rbacWriteCheck(
         resource,
@@ -181,10 +200,28 @@ export class ApiServer {
         audiences: tokens.audiences,
         serviceAccounts: core('serviceaccounts'),
         boundObjects: { Pod: core('pods'), Secret: core('secrets'), Node: core('nodes') },
+        admit: (request) => this.admitTokenRequest(ctx, info, request),
       });
       return true;
     }
     return false;
+  }
+
+  /** TokenRequests are created through the admission chain like any object (serviceaccounts/token). */
+  private async admitTokenRequest(ctx: RequestContext, info: ResourceRequestInfo, request: KubeObject) {
+    const attributes: AdmissionAttributes = {
+      operation: 'CREATE',
+      resource: this.resourceStore('', 'v1', 'serviceaccounts')!.info,
+      subresource: 'token',
+      namespace: info.namespace,
+      name: info.name,
+      object: request,
+      user: ctx.user,
+      dryRun: false,
+      warnings: [],
+    };
+    await this.admissionChain.admit(attributes);
+    await this.admissionChain.validate(attributes);
   }
 
   /** Entry point for node:http2's compatibility API (HTTP/2 and HTTP/1.1 alike). */
@@ -216,14 +253,14 @@ export class ApiServer {
           subresource: info.subresource,
           scope: info.name !== '' ? 'resource' : info.namespace !== '' ? 'namespace' : 'cluster',
         };
-        this.authorize(user, info);
+        this.authorize(user, info, url.searchParams);
         if (await this.serveVirtual(ctx, info)) return;
         const store = this.resourceStore(info.group, info.version, info.resource);
         if (!store) throw pathNotFound();
         await this.handler.handle(ctx, info, store);
         return;
       }
-      this.authorize(user, info);
+      this.authorize(user, info, url.searchParams);
       const handler = this.paths[path] ?? this.paths[path.replace(/\/+$/, '')];
       if (handler) {
         await handler(ctx);
@@ -248,10 +285,10 @@ export class ApiServer {
     sendStatusError(res, status);
   }
 
-  /** RBAC (and system:masters): a request nothing allows is a 403 with Kubernetes' text. */
-  private authorize(user: UserInfo, info: RequestInfo): void {
+  /** system:masters, Node, RBAC: a request nothing allows is a 403 with Kubernetes' text. */
+  private authorize(user: UserInfo, info: RequestInfo, query: URLSearchParams): void {
     const started = performance.now();
-    const attributes = requestAttributes(info, user);
+    const attributes = requestAttributes(info, user, query);
     const result = this.authorizer.authorize(attributes);
     this.metrics.observeAuthorization((performance.now() - started) / 1000);
     if (result.decision === 'allow') return;
@@ -259,34 +296,31 @@ export class ApiServer {
     throw new StatusError(403, 'Forbidden', message, details);
   }
 
-  /** Starts the policy cache; call once the bootstrap policy is in the store. */
+  /**
+   * Starts the policy cache and the node graph, and learns which namespaces have quotas; call
+   * once the bootstrap policy is in the store.
+   */
   async start(): Promise<void> {
-    await this.policy.start();
-    await this.aggregate();
+    await Promise.all([
+      this.policy.start(),
+      this.nodeGraph.start(),
+      this.namespaces.start(),
+      this.loadQuotaNamespaces(),
+    ]);
   }
 
   stop(): void {
     this.policy.stop();
+    this.nodeGraph.stop();
+    this.namespaces.stop();
   }
 
-  private scheduleAggregation(): void {
-    if (this.aggregationScheduled) return;
-    this.aggregationScheduled = true;
-    setImmediate(() => {
-      this.aggregationScheduled = false;
-      this.aggregate().catch((error: unknown) => console.error('clusterrole aggregation failed:', error));
-    });
-  }
-
-  /** The clusterrole-aggregation controller: aggregated ClusterRoles get their selected roles' rules. */
-  private async aggregate(): Promise<void> {
-    const clusterRoles = this.resourceStore('rbac.authorization.k8s.io', 'v1', 'clusterroles')!;
-    for (const [name, rules] of aggregateAll(this.policy.clusterRoles())) {
-      try {
-        await clusterRoles.guaranteedUpdate('', name, (current) => ({ ...current, rules }));
-      } catch (error) {
-        if (!(error instanceof StatusError && error.code === 404)) throw error;
-      }
+  /** Quotas created from now on are noted by quota admission; these are the ones stored already. */
+  private async loadQuotaNamespaces(): Promise<void> {
+    const { items } = await this.resourceStore('', 'v1', 'resourcequotas')!.list('');
+    for (const text of items) {
+      const namespace = (JSON.parse(text) as KubeObject).metadata?.namespace;
+      if (namespace) this.quotaNamespaces.add(namespace);
     }
   }
 
@@ -310,13 +344,9 @@ export class ApiServer {
     gr: { group: string; resource: string },
     name: string,
   ) => {
-    const kv = await this.options.store.get(`/registry/namespaces/${namespace}`);
-    if (!kv) throw notFound({ group: '', resource: 'namespaces' }, namespace);
-    // Only a namespace being deleted has a deletionTimestamp: no need to parse it otherwise.
-    if (
-      kv.value.includes('"deletionTimestamp"') &&
-      (JSON.parse(kv.value) as KubeObject).metadata?.deletionTimestamp
-    ) {
+    const state = await this.namespaces.state(namespace);
+    if (state === undefined) throw notFound({ group: '', resource: 'namespaces' }, namespace);
+    if (state === 'Terminating') {
       const error = forbidden(
         gr,
         name,

@@ -48,16 +48,42 @@ export function builtinControlPlaneCommand(): ControlPlaneCommand {
   return { file: process.execPath, args: [main] };
 }
 
+/** What the control plane process is told besides its state directory and port. */
+export interface ControlPlaneSettings {
+  /** Addresses to listen on besides 127.0.0.1 (the node network's gateway). */
+  readonly extraBindAddresses?: readonly string[];
+  /** Simulated nodes the control plane runs (`--fake-nodes`). */
+  readonly fakeNodes?: number;
+  /** The pod network node IPAM carves node CIDRs from (`--cluster-cidr`). */
+  readonly clusterCidr?: string;
+}
+
 /** Starts the control plane detached, its output appended to the cluster's log file. */
 export function startControlPlane(
   paths: ClusterPaths,
   apiPort: number,
   command: ControlPlaneCommand = builtinControlPlaneCommand(),
+  settings: ControlPlaneSettings = {},
 ): StartedControlPlane {
+  const { extraBindAddresses = [], fakeNodes = 0, clusterCidr } = settings;
   const log = openSync(paths.controlPlaneLog, 'a', 0o600);
   let child: ChildProcess;
   try {
-    child = spawn(command.file, [...command.args, '--state-dir', paths.dir, '--api-port', String(apiPort)], {
+    const bindArgs = extraBindAddresses.length
+      ? ['127.0.0.1', ...extraBindAddresses].flatMap((address) => ['--bind-address', address])
+      : [];
+    const fakeNodeArgs = fakeNodes > 0 ? ['--fake-nodes', String(fakeNodes)] : [];
+    const args = [
+      ...command.args,
+      '--state-dir',
+      paths.dir,
+      '--api-port',
+      String(apiPort),
+      ...bindArgs,
+      ...fakeNodeArgs,
+      ...(clusterCidr ? ['--cluster-cidr', clusterCidr] : []),
+    ];
+    child = spawn(command.file, args, {
       detached: true,
       stdio: ['ignore', log, log],
     });

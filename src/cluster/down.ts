@@ -5,6 +5,7 @@ import { ClusterError } from './errors.js';
 import { deleteKubeconfigEntry } from './kubeconfig.js';
 import { kubeconfigPaths } from './kubeconfig-paths.js';
 import { assertValidClusterName, kubeconfigContextName } from './name.js';
+import { dockerProvider } from './nodes/node-steps.js';
 import { defaultProgressMode, type ProgressMode, runSteps } from './progress.js';
 import {
   type ClusterRecord,
@@ -78,6 +79,23 @@ export async function down(name: string, options: DownOptions = {}): Promise<Dow
               kubeconfigErrors.push(error);
             }
           }
+        },
+      },
+      {
+        title: `Removing the nodes of cluster ${name}`,
+        run: async () => {
+          // A cluster without nodes never needed Docker; any other (or a damaged record) may have some.
+          if (existed && record !== undefined && record.nodes === 0 && !record.network) return;
+          const provider = dockerProvider();
+          const reachable = await provider.checkAvailable().then(
+            () => true,
+            () => false,
+          );
+          if (!reachable) {
+            if (record?.nodes) throw new ClusterError('cannot remove the nodes: Docker is not reachable');
+            return;
+          }
+          await provider.removeCluster(name);
         },
       },
       {

@@ -19,7 +19,12 @@ export interface AdminCredentials {
 }
 
 export function apiServerUrl(apiPort: number): string {
-  return `https://127.0.0.1:${apiPort}`;
+  return apiServerUrlAt('127.0.0.1', apiPort);
+}
+
+/** The apiserver at another of its addresses (the node network's gateway, for nodes). */
+export function apiServerUrlAt(address: string, apiPort: number): string {
+  return `https://${address}:${apiPort}`;
 }
 
 /** The entry for cluster `clusterName`: cluster, user and context all named `tkube-<name>`. */

@@ -8,7 +8,8 @@ export type ProgressMode = 'interactive' | 'plain' | 'silent';
 
 export interface Step {
   title: string;
-  run: () => Promise<void>;
+  /** `report` shows a detail under the step's line (e.g. the node image build's stages). */
+  run: (report: (detail: string) => void) => Promise<void>;
 }
 
 export function defaultProgressMode(
@@ -27,9 +28,11 @@ export async function runSteps(steps: Step[], mode: ProgressMode): Promise<void>
   const list = new Listr(
     steps.map((step) => ({
       title: step.title,
-      task: async () => {
+      task: async (_context, task) => {
         try {
-          await step.run();
+          await step.run((detail) => {
+            task.output = detail;
+          });
         } catch (error) {
           failure = { error };
           // The progress line shows the first line only; the caller reports the whole error.

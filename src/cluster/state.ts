@@ -17,11 +17,15 @@ export interface ClusterRecord {
   server: string;
   createdAt: string;
   nodes: number;
+  /** Simulated nodes the control plane runs (`--fake-nodes`); absent when none. */
+  fakeNodes?: number;
   /** tkube's version that created the cluster. */
   version: string;
   kubernetesVersion: string;
   /** The kubeconfig file `up` merged the cluster's context into, so `down` finds it again. */
   kubeconfigPath: string;
+  /** The nodes' docker network, when the cluster has nodes. */
+  network?: { subnet: string; gateway: string };
 }
 
 export interface ClusterPaths {

@@ -2,10 +2,14 @@
 // process lives and whether its apiserver answers /readyz.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Node } from '../api/types/core-v1.generated.js';
+import { NODES } from '../client/resources.js';
+import { httpsClient } from '../client/transports.js';
 import { CLUSTER_PKI_FILE_NAMES } from '../pki/cluster-pki.js';
 import { isControlPlaneProcess } from './controlplane-process.js';
 import { ClusterError } from './errors.js';
 import { assertValidClusterName, kubeconfigContextName } from './name.js';
+import { isNodeReady } from './nodes/wait-ready.js';
 import { probeReadyz } from './readiness.js';
 import {
   type ClusterPaths,
@@ -26,6 +30,8 @@ export interface ClusterStatus {
   apiServer: { url: string; ready: boolean; detail: string };
   apiPort: number;
   nodes: number;
+  /** The Node objects and whether each is Ready (empty when the API server does not answer). */
+  nodeStatus: { name: string; ready: boolean }[];
   context: string;
   kubeconfigPath: string;
   createdAt: string;
@@ -48,10 +54,12 @@ export async function clusterStatus(
   const pid = (await readControlPlanePid(paths)) ?? null;
   const running = pid !== null && isControlPlaneProcess(pid, paths);
   const apiServer = { url: record.server, ready: false, detail: 'the control plane is not running' };
+  let nodeStatus: ClusterStatus['nodeStatus'] = [];
   if (running) {
     const probe = await probeReadyz(record.apiPort, await readCaCertificate(paths));
     apiServer.ready = probe.ready;
     apiServer.detail = probe.detail;
+    if (probe.ready) nodeStatus = await readNodeStatus(record.server, paths).catch(() => []);
   }
   return {
     name,
@@ -60,6 +68,7 @@ export async function clusterStatus(
     apiServer,
     apiPort: record.apiPort,
     nodes: record.nodes,
+    nodeStatus,
     context: kubeconfigContextName(name),
     kubeconfigPath: record.kubeconfigPath,
     createdAt: record.createdAt,
@@ -83,6 +92,24 @@ export async function listClusters(options: { env?: Environment } = {}): Promise
       }
     }),
   );
+}
+
+/** Every Node and its Ready condition, read as the cluster admin. */
+async function readNodeStatus(server: string, paths: ClusterPaths): Promise<ClusterStatus['nodeStatus']> {
+  const read = (name: keyof typeof CLUSTER_PKI_FILE_NAMES) =>
+    readFile(join(paths.pkiDir, CLUSTER_PKI_FILE_NAMES[name]), 'utf8');
+  const [ca, cert, key] = await Promise.all([
+    read('caCertificate'),
+    read('adminCertificate'),
+    read('adminKey'),
+  ]);
+  const client = httpsClient({ server, ca, cert, key, component: 'tkube' });
+  try {
+    const nodes = await client.resource<Node>(NODES).list('');
+    return nodes.items.map((node) => ({ name: node.metadata?.name ?? '', ready: isNodeReady(node) }));
+  } finally {
+    await client.close();
+  }
 }
 
 async function readCaCertificate(paths: ClusterPaths): Promise<string> {

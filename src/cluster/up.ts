@@ -1,7 +1,13 @@
 // `tkube up`: checks, then a pipeline of named steps; any failure undoes what was done, so a
 // failed `up` leaves no process, state directory or kubeconfig entry behind.
-import { KUBERNETES_GIT_VERSION, TKUBE_VERSION } from '../api/version.js';
+
+import { TKUBE_VERSION } from '../api/tkube-version.js';
+import { KUBERNETES_GIT_VERSION } from '../api/version.js';
+import { httpsClient } from '../client/transports.js';
 import { ensureClusterPki } from '../pki/cluster-pki.js';
+import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
+import type { ClusterNetwork } from '../providers/types.js';
+import type { ClusterConfig } from './config/cluster-config.js';
 import {
   type ControlPlaneCommand,
   lastLogLines,
@@ -12,6 +18,7 @@ import {
 import { ClusterError, errorMessage } from './errors.js';
 import {
   apiServerUrl,
+  apiServerUrlAt,
   assertKubeconfigWritable,
   deleteKubeconfigEntry,
   kubeconfigEntry,
@@ -19,8 +26,17 @@ import {
 } from './kubeconfig.js';
 import { kubeconfigPathForMerge } from './kubeconfig-paths.js';
 import { assertValidClusterName, kubeconfigContextName } from './name.js';
+import { MAX_NODES, type PlannedNode, POD_SUBNET, planNodes } from './nodes/node-plan.js';
+import {
+  buildNodeImage,
+  createClusterNetwork,
+  dockerProvider,
+  installAgents,
+  startNodeContainers,
+} from './nodes/node-steps.js';
+import { labelNodes, waitForNodesReady } from './nodes/wait-ready.js';
 import { assertPortAvailable, findFreePort } from './ports.js';
-import { defaultProgressMode, type ProgressMode, runSteps } from './progress.js';
+import { defaultProgressMode, type ProgressMode, runSteps, type Step } from './progress.js';
 import { waitForReadyz } from './readiness.js';
 import {
   type ClusterPaths,
@@ -37,8 +53,18 @@ import {
 
 export interface UpOptions {
   name: string;
-  /** Node containers; only 0 (control plane only) is supported so far. */
+  /** Node containers in Docker; 0 for a control plane only. Default 0. */
   nodes?: number;
+  /** Simulated nodes in the control plane process (no containers). Default 0. */
+  fakeNodes?: number;
+  /** A parsed config file (`--config`): nodes, their labels, ports and mounts, networking. */
+  config?: ClusterConfig;
+  /** The node image to use instead of building (or reusing) tkube's own. */
+  image?: string;
+  /** How long to wait for the nodes to be Ready. */
+  nodesReadyTimeoutMs?: number;
+  /** Keep what was created when `up` fails (for debugging). */
+  retain?: boolean;
   /** The apiserver's port on 127.0.0.1; a free one when left out. */
   apiPort?: number;
   /** Write the kubeconfig entry to this file instead of $KUBECONFIG's or ~/.kube/config. */
@@ -61,20 +87,40 @@ export interface UpResult {
 }
 
 export const DEFAULT_READY_TIMEOUT_MS = 60_000;
+export const DEFAULT_NODES_READY_TIMEOUT_MS = 120_000;
+/** More time for /readyz per fake node (registering 1,000 takes about 25 s on two cores). */
+const FAKE_NODE_READY_MS = 50;
 const LOG_LINES_ON_FAILURE = 20;
 
 /** Creates and starts cluster `options.name`, and points the kubeconfig's current context at it. */
 export async function up(options: UpOptions): Promise<UpResult> {
   const env = options.env ?? process.env;
-  const nodes = options.nodes ?? 0;
+  const config = options.config;
+  const nodes = options.nodes ?? config?.nodes.length ?? 0;
+  if (config && options.nodes !== undefined && options.nodes !== config.nodes.length) {
+    throw new ClusterError(
+      `--nodes ${options.nodes} disagrees with the ${config.nodes.length} nodes of the config file`,
+      'leave out --nodes, or change the config',
+    );
+  }
+  const podSubnet = config?.networking.podSubnet ?? POD_SUBNET;
   assertValidClusterName(options.name);
   assertSupportedNodeCount(nodes);
+  const fakeNodes = options.fakeNodes ?? 0;
+  assertSupportedFakeNodeCount(fakeNodes);
   const paths = clusterPaths(options.name, env);
   if (await clusterDirectoryExists(paths)) throw clusterExistsError(options.name);
-  if (options.apiPort !== undefined) await assertPortAvailable(options.apiPort);
-  const apiPort = options.apiPort ?? (await findFreePort());
+  const requestedPort = options.apiPort ?? config?.networking.apiServerPort;
+  if (requestedPort !== undefined) await assertPortAvailable(requestedPort);
+  const apiPort = requestedPort ?? (await findFreePort());
   const kubeconfigPath = kubeconfigPathForMerge(options.kubeconfigPath, env);
   await assertKubeconfigWritable(kubeconfigPath);
+
+  const provider = nodes > 0 ? dockerProvider() : undefined;
+  if (provider)
+    await provider.checkAvailable().catch((error: unknown) => {
+      throw new ClusterError(errorMessage(error));
+    });
 
   const context = kubeconfigContextName(options.name);
   const record: ClusterRecord = {
@@ -83,6 +129,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
     server: apiServerUrl(apiPort),
     createdAt: new Date().toISOString(),
     nodes,
+    ...(fakeNodes > 0 && { fakeNodes }),
     version: TKUBE_VERSION,
     kubernetesVersion: KUBERNETES_GIT_VERSION,
     kubeconfigPath,
@@ -91,6 +138,85 @@ export async function up(options: UpOptions): Promise<UpResult> {
   const checkpoint = () => options.signal?.throwIfAborted();
   let pki: Awaited<ReturnType<typeof ensureClusterPki>> | undefined;
   let controlPlane: StartedControlPlane | undefined;
+  let network: ClusterNetwork | undefined;
+  let nodeImage = options.image;
+  const planned: PlannedNode[] = [];
+  let containersStarted: Promise<void> = Promise.resolve();
+  const nodeSteps: Step[] = provider
+    ? [
+        {
+          title: 'Ensuring the node image',
+          run: async (report) => {
+            nodeImage = (await buildNodeImage(options.image, report)).tag;
+            checkpoint();
+          },
+        },
+        {
+          title: 'Creating the cluster network',
+          run: async () => {
+            undo.push(() => provider.removeCluster(options.name));
+            network = await createClusterNetwork(provider, options.name);
+            record.network = { subnet: network.subnet, gateway: network.gateway };
+            planned.push(...planNodes(options.name, nodes, network, config?.nodes));
+            await writeClusterRecord(paths, record);
+            checkpoint();
+          },
+        },
+        {
+          // The containers start while certificates are made and the control plane starts; the
+          // agent step waits for them.
+          title: `Starting ${nodes} node container${nodes === 1 ? '' : 's'}`,
+          run: async () => {
+            containersStarted = startNodeContainers(provider, {
+              cluster: options.name,
+              image: nodeImage!,
+              nodes: planned,
+            });
+            containersStarted.catch(() => undefined);
+          },
+        },
+      ]
+    : [];
+  const nodeStartSteps: Step[] = provider
+    ? [
+        {
+          title: `Installing the agent in ${nodes} node${nodes === 1 ? '' : 's'}`,
+          run: async () => {
+            await containersStarted;
+            await installAgents(provider, {
+              nodes: planned,
+              server: apiServerUrlAt(network!.gateway, apiPort),
+              podSubnet,
+              ca: pki!.ca,
+            });
+            checkpoint();
+          },
+        },
+        {
+          title: `Waiting for ${nodes} node${nodes === 1 ? '' : 's'} to be Ready`,
+          run: async () => {
+            const client = httpsClient({
+              server: record.server,
+              ca: pki!.ca.certificatePem,
+              cert: pki!.admin.certificatePem,
+              key: pki!.admin.privateKeyPem,
+              component: 'tkube',
+            });
+            try {
+              await waitForNodesReady(
+                client,
+                planned.map((node) => node.name),
+                options.nodesReadyTimeoutMs ?? DEFAULT_NODES_READY_TIMEOUT_MS,
+                options.signal,
+              );
+              await labelNodes(client, new Map(planned.map((node) => [node.name, node.labels])));
+            } finally {
+              await client.close();
+            }
+          },
+        },
+      ]
+    : [];
 
   try {
     await runSteps(
@@ -104,17 +230,25 @@ export async function up(options: UpOptions): Promise<UpResult> {
             checkpoint();
           },
         },
+        ...nodeSteps,
         {
           title: 'Generating certificates',
           run: async () => {
-            pki = await ensureClusterPki(paths.pkiDir);
+            pki = await ensureClusterPki(
+              paths.pkiDir,
+              network ? { apiServerSans: { ipAddresses: [network.gateway] } } : {},
+            );
             checkpoint();
           },
         },
         {
           title: `Starting the control plane on port ${apiPort}`,
           run: async () => {
-            const started = startControlPlane(paths, apiPort, options.controlPlaneCommand);
+            const started = startControlPlane(paths, apiPort, options.controlPlaneCommand, {
+              extraBindAddresses: network ? [network.gateway] : [],
+              fakeNodes,
+              ...(podSubnet !== POD_SUBNET && { clusterCidr: podSubnet }),
+            });
             controlPlane = started;
             undo.push(() => stopStartedControlPlane(started, paths));
             if (started.pid > 0) await writeControlPlanePid(paths, started.pid);
@@ -127,7 +261,9 @@ export async function up(options: UpOptions): Promise<UpResult> {
             waitForReadyz({
               apiPort,
               caCertificatePem: pki!.ca.certificatePem,
-              timeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+              // The control plane answers once its fake nodes are Ready.
+              timeoutMs:
+                (options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS) + fakeNodes * FAKE_NODE_READY_MS,
               givenUp: controlPlane!.exited.then(describeEarlyExit),
               signal: options.signal,
             }).catch(async (error: unknown) => {
@@ -135,6 +271,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
               throw await withLogTail(errorMessage(error), paths);
             }),
         },
+        ...nodeStartSteps,
         {
           title: `Writing the kubeconfig context ${context} to ${kubeconfigPath}`,
           run: async () => {
@@ -154,7 +291,9 @@ export async function up(options: UpOptions): Promise<UpResult> {
       options.progress ?? defaultProgressMode(process.stderr, env),
     );
   } catch (error) {
-    for (const action of undo.reverse()) await action().catch(() => undefined);
+    // Containers still being created must settle before their removal.
+    await containersStarted.catch(() => undefined);
+    if (!options.retain) for (const action of undo.reverse()) await action().catch(() => undefined);
     if (options.signal?.aborted) {
       throw new ClusterError(`interrupted: cluster ${JSON.stringify(options.name)} was not created`);
     }
@@ -166,15 +305,17 @@ export async function up(options: UpOptions): Promise<UpResult> {
   return { record, context, kubeconfigPath };
 }
 
-/** Only `--nodes 0` works until nodes run in Docker containers. */
+/** Nodes: a whole number from 0 to MAX_NODES. */
 export function assertSupportedNodeCount(nodes: number): void {
-  if (!Number.isSafeInteger(nodes) || nodes < 0) {
-    throw new ClusterError(`--nodes ${nodes}: the node count must be a whole number, 0 or more`);
+  if (!Number.isSafeInteger(nodes) || nodes < 0 || nodes > MAX_NODES) {
+    throw new ClusterError(`--nodes ${nodes}: the node count must be a whole number from 0 to ${MAX_NODES}`);
   }
-  if (nodes > 0) {
+}
+
+export function assertSupportedFakeNodeCount(fakeNodes: number): void {
+  if (!Number.isSafeInteger(fakeNodes) || fakeNodes < 0 || fakeNodes > MAX_FAKE_NODES) {
     throw new ClusterError(
-      `--nodes ${nodes}: nodes in Docker containers are not implemented yet`,
-      'use --nodes 0 for a cluster with the control plane only',
+      `--fake-nodes ${fakeNodes}: the fake node count must be a whole number from 0 to ${MAX_FAKE_NODES}`,
     );
   }
 }

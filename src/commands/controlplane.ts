@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { runControlPlane } from '../controlplane/run.js';
+import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 
 export default class ControlPlane extends Command {
   static override hidden = true;
@@ -12,12 +13,23 @@ export default class ControlPlane extends Command {
       multiple: true,
       description: 'an address to listen on (default 127.0.0.1)',
     }),
+    'fake-nodes': Flags.integer({
+      min: 0,
+      max: MAX_FAKE_NODES,
+      default: 0,
+      description: 'simulated nodes to run in the control plane process',
+    }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ControlPlane);
     await runControlPlane(
-      { stateDir: flags['state-dir'], apiPort: flags['api-port'], bindAddresses: flags['bind-address'] },
+      {
+        stateDir: flags['state-dir'],
+        apiPort: flags['api-port'],
+        bindAddresses: flags['bind-address'],
+        fakeNodes: flags['fake-nodes'],
+      },
       (line) => this.log(line),
     );
   }

@@ -37,7 +37,7 @@ export default class Status extends Command {
       ['Status', status.state],
       ['Control plane', controlPlane],
       ['API server', apiServer],
-      ['Nodes', String(status.nodes)],
+      ['Nodes', nodeSummary(status)],
       ['Context', `${status.context} (${status.kubeconfigPath})`],
       ['Kubernetes', status.kubernetesVersion],
       ['Logs', status.logFile],
@@ -45,4 +45,14 @@ export default class Status extends Command {
     const width = Math.max(...rows.map(([label]) => label.length)) + 2;
     for (const [label, value] of rows) this.log(`${`${label}:`.padEnd(width)}${value}`);
   }
+}
+
+/** `3 (3 Ready: c-node-0, c-node-1, c-node-2)`, or the count alone when the API is down. */
+function nodeSummary(status: ClusterStatus): string {
+  if (status.nodeStatus.length === 0) return String(status.nodes);
+  const ready = status.nodeStatus.filter((node) => node.ready).length;
+  const names = status.nodeStatus
+    .map((node) => (node.ready ? node.name : `${node.name} (NotReady)`))
+    .join(', ');
+  return `${status.nodeStatus.length} (${ready} Ready: ${names})`;
 }

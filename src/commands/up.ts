@@ -1,27 +1,48 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { errorMessage } from '../cluster/errors.js';
+import { readClusterConfig } from '../cluster/config/cluster-config.js';
+import { ClusterError, errorMessage } from '../cluster/errors.js';
 import { clusterName, DEFAULT_CLUSTER_NAME } from '../cluster/name.js';
 import { up, usageLines } from '../cluster/up.js';
+import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 
 export default class Up extends Command {
   static override description = 'Create a cluster and make it the current kubectl context';
 
   static override examples = [
+    '<%= config.bin %> up',
+    '<%= config.bin %> up dev --nodes 3',
     '<%= config.bin %> up --nodes 0',
+    '<%= config.bin %> up ci --nodes 0 --fake-nodes 3',
     '<%= config.bin %> up dev --nodes 0 --api-port 6443',
     '<%= config.bin %> up ci --nodes 0 --kubeconfig ./kubeconfig',
   ];
 
   static override args = {
-    name: Args.string({ description: 'cluster name (a DNS-1123 label)', default: DEFAULT_CLUSTER_NAME }),
+    name: Args.string({ description: `cluster name (a DNS-1123 label; default ${DEFAULT_CLUSTER_NAME})` }),
   };
 
   static override flags = {
     name: Flags.string({ description: 'cluster name, as kind spells it (or give NAME)' }),
     nodes: Flags.integer({
-      description: 'number of node containers (only 0, the control plane alone, is supported so far)',
-      default: 0,
+      description:
+        "number of node containers in Docker (default 1, or the config file's; 0: the control plane alone, no Docker)",
     }),
+    config: Flags.string({
+      description:
+        'cluster config file (tkube.dev/v1alpha1 Cluster, YAML or JSON; docs/cluster-config.schema.json)',
+    }),
+    'fake-nodes': Flags.integer({
+      description: 'number of simulated nodes (no containers: their pods only report Running)',
+      default: 0,
+      min: 0,
+      max: MAX_FAKE_NODES,
+    }),
+    image: Flags.string({ description: "node image to use instead of tkube's own (built on demand)" }),
+    wait: Flags.string({
+      description: 'how long to wait for the nodes to be Ready, e.g. 90s or 3m',
+      default: '120s',
+    }),
+    retain: Flags.boolean({ description: 'keep what was created if creation fails (for debugging)' }),
     'api-port': Flags.integer({
       description: "the API server's port on 127.0.0.1 (default: a free port)",
       min: 1,
@@ -39,9 +60,15 @@ export default class Up extends Command {
     process.once('SIGINT', interrupt);
     process.once('SIGTERM', interrupt);
     try {
+      const config = flags.config ? await readClusterConfig(flags.config) : undefined;
       const result = await up({
-        name: clusterName(args.name, flags.name),
-        nodes: flags.nodes,
+        name: clusterName(args.name ?? (flags.name ? undefined : config?.name), flags.name),
+        nodes: flags.nodes ?? (config ? undefined : 1),
+        config,
+        fakeNodes: flags['fake-nodes'],
+        image: flags.image,
+        nodesReadyTimeoutMs: parseDuration(flags.wait),
+        retain: flags.retain,
         apiPort: flags['api-port'],
         kubeconfigPath: flags.kubeconfig,
         signal: controller.signal,
@@ -56,4 +83,12 @@ export default class Up extends Command {
       process.off('SIGTERM', interrupt);
     }
   }
+}
+
+/** `90s`, `3m`, `500ms` → milliseconds; a bare number is seconds. */
+function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) throw new ClusterError(`--wait ${text}: not a duration`, 'use e.g. 90s or 3m');
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's']!;
+  return Number(match[1]) * unit;
 }

@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
-import { KUBERNETES_GIT_VERSION, TKUBE_VERSION } from '../api/version.js';
+import { TKUBE_VERSION } from '../api/tkube-version.js';
+import { KUBERNETES_GIT_VERSION } from '../api/version.js';
 
 export interface VersionInfo {
   tkubeVersion: string;

@@ -4,14 +4,22 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { ApiServer, type PathHandler } from '../apiserver/api-server.js';
 import { oidcPaths } from '../apiserver/handlers/oidc.js';
+import type { KubeletClientCredentials } from '../apiserver/handlers/pod-logs.js';
 import type { WatchSettings } from '../apiserver/handlers/watch.js';
+import type { UserInfo } from '../apiserver/http/types.js';
 import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';
-import { NamespaceDefaultsController } from '../controllers/namespace-defaults.js';
-import { ResourceQuotaController } from '../controllers/resource-quota.js';
-import { ensureClusterPki } from '../pki/cluster-pki.js';
+import type { Client } from '../client/types.js';
+import { type ClusterSettings, DEFAULT_CLUSTER_SETTINGS } from '../controllers/context.js';
+import { ensureApiServerKubeletClientCertificate, ensureClusterPki } from '../pki/cluster-pki.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../pki/service-account-claims.js';
+import { clusterSettingsForNodes, FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
 import { SqliteStore } from '../storage/index.js';
 import { bootstrapCluster, reconcileBootstrapPolicy } from './bootstrap.js';
+import { ControllerManager } from './controller-manager.js';
+import { waitForDefaultServiceAccounts } from './default-service-accounts.js';
+import { Loopback } from './loopback.js';
+import { SchedulerHost } from './scheduler-host.js';
+import { ensureTkubePolicy } from './tkube-policy.js';
 
 export interface ControlPlaneOptions {
   /** The cluster's state directory: pki/, state.db. */
@@ -24,11 +32,17 @@ export interface ControlPlaneOptions {
   /** Overrides for tests: watch timeouts and bookmarks, store history window. */
   readonly watch?: WatchSettings;
   readonly historyRevisions?: number;
+  /** Simulated nodes (`--fake-nodes N`), started after the controllers. */
+  readonly fakeNodes?: FakeNodesOptions;
+  /** Overrides of the controllers' settings (tests use short grace periods). */
+  readonly controllerSettings?: Partial<ClusterSettings>;
 }
 
 export interface RunningControlPlane {
   readonly apiServer: ApiServer;
   readonly port: number;
+  /** An in-process client acting as `identity` (see loopback.ts for controller and scheduler identities). */
+  loopbackClient(identity: UserInfo, component: string): Client;
   stop(): Promise<void>;
 }
 
@@ -45,12 +59,23 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   });
   let ready = false;
   let port = options.apiPort;
+  // Made on first use (the first `kubectl logs`): start-up needs no extra key.
+  let kubeletClient: Promise<KubeletClientCredentials> | undefined;
+  const kubeletClientCredentials = () =>
+    (kubeletClient ??= ensureApiServerKubeletClientCertificate(pki).then(
+      (leaf) => ({ ...leaf, caPem: pki.ca.certificatePem }),
+      (error: unknown) => {
+        kubeletClient = undefined;
+        throw error;
+      },
+    ));
   const apiServer = new ApiServer({
     store,
     patchSchemaFor: patchSchemaForKind,
     ready: () => ready,
     watch: options.watch,
     serverAddress: () => `127.0.0.1:${port}`,
+    kubeletClient: kubeletClientCredentials,
     serviceAccountTokens: {
       privateKeyPem: pki.serviceAccount.privateKeyPem,
       publicKeyPem: pki.serviceAccount.publicKeyPem,
@@ -101,30 +126,39 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   }
   await bootstrapCluster(apiServer);
   await reconcileBootstrapPolicy(apiServer);
+  await ensureTkubePolicy(apiServer);
   await apiServer.start();
-  const namespaceDefaults = new NamespaceDefaultsController(
-    store,
-    apiServer.resourceStore('', 'v1', 'namespaces')!,
-    apiServer.resourceStore('', 'v1', 'serviceaccounts')!,
-    apiServer.resourceStore('', 'v1', 'configmaps')!,
-    pki.ca.certificatePem,
+  const loopback = new Loopback(apiServer);
+  const controllerManager = new ControllerManager(
+    loopback,
+    // Many fake nodes need smaller pod CIDRs for each to get one.
+    clusterSettingsForNodes(options.fakeNodes?.count ?? 0, {
+      ...DEFAULT_CLUSTER_SETTINGS,
+      rootCaPem: pki.ca.certificatePem,
+      serviceAccountPrivateKeyPem: pki.serviceAccount.privateKeyPem,
+      ...options.controllerSettings,
+    }),
   );
-  await namespaceDefaults.start();
-  const quotaController = new ResourceQuotaController(
-    apiServer.resourceStore('', 'v1', 'resourcequotas')!,
-    (r) => apiServer.storeForResource(r.group, r.resource),
-    apiServer.quotaNamespaces,
-  );
-  quotaController.start();
+  controllerManager.start();
+  const scheduler = new SchedulerHost(loopback);
+  scheduler.start();
+  const fakeNodes = options.fakeNodes?.count
+    ? new FakeNodes((identity, component) => loopback.client(identity, component), options.fakeNodes)
+    : undefined;
+  await fakeNodes?.start();
+  await waitForDefaultServiceAccounts(apiServer);
   ready = true;
   return {
     apiServer,
     port,
+    loopbackClient: (identity, component) => loopback.client(identity, component),
     async stop() {
       ready = false;
       apiServer.stop();
-      namespaceDefaults.stop();
-      quotaController.stop();
+      await fakeNodes?.stop();
+      await scheduler.stop();
+      await controllerManager.stop();
+      await loopback.close();
       const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
       // Watches never end by themselves: close the connections they hold.
       for (const session of sessions) session.close();

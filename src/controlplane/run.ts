@@ -1,18 +1,29 @@
 // Running a control plane in the foreground until a signal: shared by the lean entry point
 // (main.ts) and the hidden `tkube controlplane` command.
 import { parseArgs } from 'node:util';
+import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 import { startControlPlane } from './control-plane.js';
 
 export interface ControlPlaneArgs {
   readonly stateDir: string;
   readonly apiPort: number;
   readonly bindAddresses?: readonly string[];
+  /** Simulated nodes to run in the process (`--fake-nodes N`). */
+  readonly fakeNodes?: number;
+  /** The pod network node IPAM allocates from (`--cluster-cidr`, default 10.244.0.0/16). */
+  readonly clusterCidr?: string;
 }
 
 /** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
 export async function runControlPlane(args: ControlPlaneArgs, log: (line: string) => void): Promise<void> {
   const started = Date.now();
-  const running = await startControlPlane(args);
+  const running = await startControlPlane({
+    stateDir: args.stateDir,
+    apiPort: args.apiPort,
+    bindAddresses: args.bindAddresses,
+    fakeNodes: args.fakeNodes ? { count: args.fakeNodes } : undefined,
+    ...(args.clusterCidr && { controllerSettings: { clusterCidr: args.clusterCidr } }),
+  });
   log(`control plane serving on port ${running.port} (ready in ${Date.now() - started} ms)`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
@@ -35,12 +46,31 @@ export function parseCommandLine(argv: string[]): ControlPlaneArgs {
       'state-dir': { type: 'string' },
       'api-port': { type: 'string' },
       'bind-address': { type: 'string', multiple: true },
+      'fake-nodes': { type: 'string' },
+      'cluster-cidr': { type: 'string' },
     },
     strict: true,
   });
   const apiPort = Number(values['api-port']);
-  if (!values['state-dir'] || !Number.isInteger(apiPort) || apiPort < 0 || apiPort > 65535) {
-    throw new Error('usage: main.js --state-dir DIR --api-port PORT [--bind-address IP]...');
+  const fakeNodes = Number(values['fake-nodes'] ?? 0);
+  if (
+    !values['state-dir'] ||
+    !Number.isInteger(apiPort) ||
+    apiPort < 0 ||
+    apiPort > 65535 ||
+    !Number.isInteger(fakeNodes) ||
+    fakeNodes < 0 ||
+    fakeNodes > MAX_FAKE_NODES
+  ) {
+    throw new Error(
+      'usage: main.js --state-dir DIR --api-port PORT [--bind-address IP]... [--fake-nodes N] [--cluster-cidr CIDR]',
+    );
   }
-  return { stateDir: values['state-dir'], apiPort, bindAddresses: values['bind-address'] };
+  return {
+    stateDir: values['state-dir'],
+    apiPort,
+    bindAddresses: values['bind-address'],
+    fakeNodes,
+    clusterCidr: values['cluster-cidr'],
+  };
 }

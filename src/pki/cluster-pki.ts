@@ -37,6 +37,12 @@ export const ADMIN_USER = 'kubernetes-admin';
 export const ADMIN_GROUP = 'system:masters';
 export const NODE_USER_PREFIX = 'system:node:';
 export const NODES_GROUP = 'system:nodes';
+/** kube-apiserver's identity towards kubelets (logs, exec, port-forward), as kubeadm names it. */
+export const API_SERVER_KUBELET_CLIENT_COMMON_NAME = 'kube-apiserver-kubelet-client';
+export const API_SERVER_KUBELET_CLIENT_FILE_NAMES = {
+  certificate: 'apiserver-kubelet-client.crt',
+  key: 'apiserver-kubelet-client.key',
+} as const;
 
 /** Names every client uses for the apiserver: loopback and the in-cluster `kubernetes` Service. */
 export const DEFAULT_API_SERVER_DNS_NAMES: readonly string[] = [
@@ -210,6 +216,41 @@ export async function ensureClusterPki(dir: string, options: ClusterPkiOptions =
     admin,
     serviceAccount,
   };
+}
+
+/**
+ * The apiserver's client certificate for kubelets (CN kube-apiserver-kubelet-client, O
+ * system:masters) next to the cluster PKI: loaded when present and valid, re-issued with its key
+ * when about to expire, created otherwise.
+ */
+export async function ensureApiServerKubeletClientCertificate(
+  pki: Pick<ClusterPki, 'dir' | 'ca'>,
+): Promise<StoredCertificate> {
+  const pair = await readPemPair(
+    join(pki.dir, API_SERVER_KUBELET_CLIENT_FILE_NAMES.certificate),
+    join(pki.dir, API_SERVER_KUBELET_CLIENT_FILE_NAMES.key),
+  );
+  assertWholePair(pair);
+  const existing = loadStoredLeaf(pair, pki.ca, pki.ca.certificatePath);
+  const keys = existing ? undefined : await generateRsaKeyPair();
+  const writes: Promise<void>[] = [];
+  const leaf = await ensureLeaf(
+    pair,
+    existing,
+    keys,
+    (file, pem, mode) => writes.push(writeFileAtomically(file, pem, mode)),
+    {
+      isCurrent: () => true,
+      issue: (keyPair) =>
+        issueClientCertificate(pki.ca, {
+          user: API_SERVER_KUBELET_CLIENT_COMMON_NAME,
+          groups: [ADMIN_GROUP],
+          keyPair,
+        }),
+    },
+  );
+  await Promise.all(writes);
+  return leaf;
 }
 
 /** Issues a kubelet's client certificate: CN `system:node:<name>`, O `system:nodes`, as the Node authorizer expects. */

@@ -22,12 +22,19 @@ export interface TestCluster {
   down(): Promise<void>;
 }
 
-/** Brings up a control-plane-only cluster with the built CLI in a private TKUBE_HOME and KUBECONFIG. */
-export async function startTestCluster(name = 'it'): Promise<TestCluster> {
+/**
+ * Brings up a control-plane-only cluster (plus `fakeNodes` simulated nodes) with the built CLI in
+ * a private TKUBE_HOME and KUBECONFIG.
+ */
+export async function startTestCluster(
+  name = 'it',
+  options: { fakeNodes?: number } = {},
+): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'tkube-it-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const env = { TKUBE_HOME: join(dir, 'home'), KUBECONFIG: kubeconfig, HOME: dir, CI: 'true' };
-  const up = await tkube(['up', name, '--nodes', '0'], env);
+  const fakeNodes = options.fakeNodes ? ['--fake-nodes', String(options.fakeNodes)] : [];
+  const up = await tkube(['up', name, '--nodes', '0', ...fakeNodes], env);
   if (up.exitCode !== 0) throw new Error(`tkube up failed: ${up.stderr}`);
   return {
     name,

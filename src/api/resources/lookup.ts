@@ -140,3 +140,15 @@ export function resolveResourceCandidates(arg: string): ResourceInfo[] {
 export function resolveResource(arg: string): ResourceInfo | undefined {
   return resolveResourceCandidates(arg)[0];
 }
+
+/**
+ * The warning kube-apiserver 1.33 attaches to every request for a deprecated resource
+ * (`Warning: 299 - "..."`), keyed `group/version/resource`.
+ */
+const DEPRECATION_WARNINGS: Readonly<Record<string, string>> = {
+  '/v1/endpoints': 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice',
+};
+
+export function deprecationWarning(group: string, version: string, resource: string): string | undefined {
+  return DEPRECATION_WARNINGS[`${group}/${version}/${resource}`];
+}

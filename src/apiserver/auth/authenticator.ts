@@ -8,6 +8,7 @@ import {
 } from '../../pki/service-account-token-verifier.js';
 import type { ApiRequest, UserInfo } from '../http/types.js';
 import { unauthorized } from '../status.js';
+import { type BootstrapSecretLookup, verifyBootstrapToken } from './bootstrap-token.js';
 
 export const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 const AUTHENTICATED = 'system:authenticated';
@@ -25,10 +26,26 @@ export interface ServiceAccountTokenSettings {
   readonly lookup: BoundObjectLookup;
 }
 
+/** The user a bearer token authenticates as, before system:authenticated is added. */
+export interface TokenUser {
+  readonly name: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** A bearer token's verdict (what authentication uses and TokenReview reports). */
+export type TokenVerification =
+  | { readonly ok: true; readonly user: TokenUser; readonly audiences: readonly string[] }
+  | { readonly ok: false; readonly message: string };
+
+/** What kube-apiserver answers for a bearer token none of its token authenticators accepts. */
+const INVALID_BEARER_TOKEN = 'invalid bearer token';
+
 /**
  * The authenticator chain: an x509 client certificate the cluster CA signed, else a bearer
- * service-account token, else system:anonymous. Invalid credentials are a 401, never a
- * fall-through to anonymous. Every authenticated user is in system:authenticated.
+ * service-account token or bootstrap token, else system:anonymous. Invalid credentials are a
+ * 401, never a fall-through to anonymous. Every authenticated user is in system:authenticated.
  */
 export class Authenticator {
   /** Identity per TLS connection: a client certificate is read once, not on every request. */
@@ -39,8 +56,17 @@ export class Authenticator {
    * Kubernetes' 10 s, so that a deleted account's tokens stop working sooner.
    */
   private readonly tokenUsers = new Map<string, { user: UserInfo; until: number }>();
+  /** Fixed tokens (the control plane's loopback identities), checked before any other token. */
+  private readonly staticTokens = new Map<string, UserInfo>();
 
-  constructor(private readonly serviceAccounts?: ServiceAccountTokenSettings) {}
+  /**
+   * @param bootstrapSecrets reads of kube-system Secrets, for bootstrap tokens (`<id>.<secret>`);
+   *   without it bootstrap tokens are not accepted.
+   */
+  constructor(
+    private readonly serviceAccounts?: ServiceAccountTokenSettings,
+    private readonly bootstrapSecrets?: BootstrapSecretLookup,
+  ) {}
 
   async authenticate(req: ApiRequest): Promise<UserInfo> {
     const fromCertificate = this.certificateUser(req);
@@ -50,6 +76,8 @@ export class Authenticator {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       if (!match) throw unauthorized();
       const token = match[1]!;
+      const fixed = this.staticTokens.get(token);
+      if (fixed) return fixed;
       const now = Date.now();
       const cached = this.tokenUsers.get(token);
       if (cached && cached.until > now) return cached.user;
@@ -69,8 +97,33 @@ export class Authenticator {
     return ANONYMOUS;
   }
 
-  /** A service-account token's verdict (also what TokenReview reports). */
-  verifyToken(
+  /** Accepts `token` as `user` from now on, like kube-apiserver's loopback token. */
+  addStaticToken(token: string, user: TokenUser): void {
+    const groups = user.groups.includes(AUTHENTICATED) ? user.groups : [...user.groups, AUTHENTICATED];
+    this.staticTokens.set(token, { ...user, groups });
+  }
+
+  /**
+   * A bearer token's verdict (also what TokenReview reports), in kube-apiserver's order: the
+   * service-account authenticator, then bootstrap tokens for what it does not consider its own.
+   */
+  async verifyToken(token: string, requestedAudiences?: readonly string[]): Promise<TokenVerification> {
+    const serviceAccount = await this.verifyServiceAccountToken(token, requestedAudiences);
+    if (serviceAccount.ok || !abstains(serviceAccount)) return serviceAccount;
+    if (this.bootstrapSecrets) {
+      // Bootstrap tokens carry no audience: they are good for the apiserver's own audiences only.
+      const apiAudiences = this.serviceAccounts?.audiences ?? [];
+      const requested = requestedAudiences ?? apiAudiences;
+      const audiences = apiAudiences.filter((audience) => requested.includes(audience));
+      if (apiAudiences.length === 0 || audiences.length > 0) {
+        const bootstrap = await verifyBootstrapToken(token, this.bootstrapSecrets);
+        if (bootstrap.ok) return { ok: true, user: bootstrap.user, audiences };
+      }
+    }
+    return { ok: false, message: INVALID_BEARER_TOKEN };
+  }
+
+  private verifyServiceAccountToken(
     token: string,
     requestedAudiences?: readonly string[],
   ): Promise<ServiceAccountTokenVerification> {
@@ -109,4 +162,9 @@ export class Authenticator {
     this.certificateUsers.set(socket, user);
     return user ?? undefined;
   }
+}
+
+/** Tokens the service-account authenticator does not consider its own: others may accept them. */
+function abstains(verdict: ServiceAccountTokenVerification): boolean {
+  return !verdict.ok && (verdict.reason === 'malformed' || verdict.reason === 'issuer');
 }

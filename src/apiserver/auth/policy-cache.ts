@@ -9,7 +9,7 @@ type Kind = 'roles' | 'rolebindings' | 'clusterroles' | 'clusterrolebindings';
 /**
  * RBAC objects held in memory and kept current by a store watch, as kube-apiserver's
  * authorizer reads them from informers: authorization never reads the store on the
- * request path. `onClusterRolesChanged` lets the aggregation controller follow changes.
+ * request path. `onClusterRolesChanged` is told whenever ClusterRoles change.
  */
 export class PolicyCache implements PolicySource {
   private readonly clusterRolesByName = new Map<string, ClusterRole>();

@@ -2,12 +2,8 @@
 // the oldest version this server stays compatible with; by default those are the binary's minor and
 // the minor before it.
 
-import {
-  KUBERNETES_GIT_VERSION,
-  KUBERNETES_MAJOR,
-  KUBERNETES_MINOR,
-  TKUBE_VERSION,
-} from '../../api/version.js';
+import { TKUBE_VERSION } from '../../api/tkube-version.js';
+import { KUBERNETES_GIT_VERSION, KUBERNETES_MAJOR, KUBERNETES_MINOR } from '../../api/version.js';
 
 export interface VersionInfo {
   major: string;

@@ -74,6 +74,8 @@ export interface TokenRequestContext {
   readonly audiences: readonly string[];
   readonly serviceAccounts: ResourceStore;
   readonly boundObjects: Readonly<Record<'Pod' | 'Secret' | 'Node', ResourceStore>>;
+  /** Admission of the TokenRequest (NodeRestriction limits nodes to their own pods' tokens). */
+  readonly admit?: (request: KubeObject) => Promise<void>;
 }
 
 /** POST serviceaccounts/<name>/token: a bound token (`kubectl create token`). */
@@ -88,6 +90,7 @@ export async function serveTokenRequest(
     version: 'v1',
     kind: 'TokenRequest',
   });
+  await tokens.admit?.(body);
   const serviceAccount = await tokens.serviceAccounts.get(namespace, name);
   const spec = (body.spec ?? {}) as {
     audiences?: string[];

@@ -1,4 +1,5 @@
 import { isJsonObject, type KubeObject } from '../../api/object.js';
+import { deprecationWarning } from '../../api/resources/lookup.js';
 import {
   labelSelectorFromObject,
   parseFieldSelector,
@@ -41,6 +42,8 @@ export interface ResourceHandlerDeps {
   readonly watch?: WatchSettings;
   /** The strategic-merge-patch schema of a built-in kind; undefined for custom resources. */
   patchSchemaFor(group: string, version: string, kind: string): PatchSchema | undefined;
+  /** pods/log: streams the container's log from its node's kubelet (pod-logs.ts). */
+  podLogs?(ctx: RequestContext, pods: ResourceStore, namespace: string, name: string): Promise<void>;
 }
 
 /** Serves the REST verbs of one resource and its subresources. */
@@ -60,6 +63,8 @@ export class ResourceHandler {
     if (info.namespaced && namespace === '' && !['list', 'watch'].includes(request.verb))
       throw notFoundPath();
     const dryRun = dryRunOf(ctx.query);
+    const deprecation = deprecationWarning(info.group, info.version, info.resource);
+    if (deprecation) ctx.res.setHeader('warning', warningHeaders([deprecation]).warning!);
 
     switch (request.verb) {
       case 'get':
@@ -99,24 +104,6 @@ export class ResourceHandler {
           return this.updateScale(ctx, resources, namespace, request.name, () => body, dryRun);
         this.checkBodyType(body, resources);
         this.checkNamespace(body, namespace);
-        if (sub === 'finalize') {
-          const updated = await resources.guaranteedUpdate(
-            namespace,
-            request.name,
-            (current) => ({
-              ...current,
-              spec: {
-                ...(current.spec as object),
-                finalizers: (body.spec as { finalizers?: unknown })?.finalizers,
-              },
-            }),
-            {
-              dryRun,
-              expectedVersion: (body.metadata as { resourceVersion?: string } | undefined)?.resourceVersion,
-            },
-          );
-          return sendJson(ctx.res, 200, updated);
-        }
         const { object, created } = await resources.update(namespace, request.name, body, {
           subresource: sub,
           dryRun,
@@ -129,14 +116,19 @@ export class ResourceHandler {
         return this.patch(ctx, resources, namespace, request, dryRun);
       case 'delete': {
         const options = await this.deleteOptions(ctx);
-        const outcome = await resources.delete(namespace, request.name, { ...options, dryRun });
+        const outcome = await resources.delete(namespace, request.name, {
+          ...options,
+          dryRun: dryRun || options.dryRun === true,
+          user: ctx.user,
+        });
         return sendJson(ctx.res, 200, outcome.object);
       }
       case 'deletecollection': {
         const options = await this.deleteOptions(ctx);
         const deleted = await resources.deleteCollection(namespace, this.listOptions(ctx, resources), {
           ...options,
-          dryRun,
+          dryRun: dryRun || options.dryRun === true,
+          user: ctx.user,
         });
         return sendJson(ctx.res, 200, {
           kind: `${info.kind}List`,
@@ -156,6 +148,10 @@ export class ResourceHandler {
     sub: string,
   ) {
     if (sub === 'scale') return sendJson(ctx.res, 200, toScale(await resources.get(namespace, name)));
+    if (sub === 'log') {
+      if (!this.deps.podLogs) throw notFoundPath();
+      return this.deps.podLogs(ctx, resources, namespace, name);
+    }
     const rendering = negotiate(ctx.headers.accept, false);
     if (rendering === 'object') return sendJsonText(ctx.res, 200, await resources.getText(namespace, name));
     const object = await resources.get(namespace, name);
@@ -399,10 +395,20 @@ export class ResourceHandler {
         `propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
       );
     }
+    // client-go sends dryRun in the DeleteOptions body, kubectl in the query: either counts.
+    const bodyDryRun = fromBody.dryRun;
+    if (bodyDryRun !== undefined && bodyDryRun !== null) {
+      const values = Array.isArray(bodyDryRun) ? bodyDryRun : [bodyDryRun];
+      for (const value of values) {
+        if (value !== 'All')
+          throw badRequest(`dryRun: Unsupported value: "${value}": supported values: "All"`);
+      }
+    }
     return {
       gracePeriodSeconds: grace,
       propagationPolicy: policy as DeleteOptions['propagationPolicy'],
       preconditions: fromBody.preconditions as DeleteOptions['preconditions'],
+      ...(Array.isArray(bodyDryRun) && bodyDryRun.length > 0 ? { dryRun: true } : {}),
     };
   }
 
@@ -434,6 +440,7 @@ export class ResourceHandler {
 /** `Warning` response headers for field-validation warnings (none when there are none). */
 function warningHeaders(texts: readonly string[]): Record<string, string[]> {
   if (texts.length === 0) return {};
+  // Deprecated resources carry their warning on every response (set first in handle()).
   // Node writes header values as latin1: pass UTF-8 bytes through unchanged.
   return { warning: warningHeader(texts).map((value) => Buffer.from(value, 'utf8').toString('latin1')) };
 }

@@ -184,8 +184,13 @@ export async function serveWatch(
       if (chunk !== '' && !res.write(chunk)) {
         // Slow client: wait for the socket instead of buffering; the store keeps our place.
         await new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          ctx.req.once('close', resolve);
+          const done = (): void => {
+            res.off('drain', done);
+            ctx.req.off('close', done);
+            resolve();
+          };
+          res.once('drain', done);
+          ctx.req.once('close', done);
         });
       }
     }

@@ -11,6 +11,7 @@ export interface ResponseStream {
   write(chunk: string): boolean;
   end(chunk?: string): unknown;
   once(event: 'drain', listener: () => void): unknown;
+  off(event: 'drain', listener: () => void): unknown;
   readonly writableEnded: boolean;
 }
 

@@ -29,6 +29,10 @@ import {
   tooLargeResourceVersion,
   tooOldResourceVersion,
 } from '../status.js';
+import {
+  defaultGarbageCollectionPolicy,
+  deletionFinalizersForGarbageCollection,
+} from './garbage-collection-policy.js';
 import { generateName, metaOf, newUid, specChanged, timestamp } from './object-meta.js';
 import { decodeStored, encodeForStorage, withResourceVersion } from './stored-object.js';
 import type { Strategy } from './strategy.js';
@@ -438,6 +442,14 @@ export class ResourceStore {
     meta.name = old.name;
     if (this.info.namespaced) meta.namespace = old.namespace;
     else delete meta.namespace;
+    // A uid in the new object is a precondition (the kubelet's status writes rely on it).
+    if (meta.uid !== undefined && meta.uid !== '' && meta.uid !== old.uid) {
+      throw conflict(
+        this.groupResource,
+        old.name ?? '',
+        `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.uid}`,
+      );
+    }
     meta.uid = old.uid;
     meta.creationTimestamp = old.creationTimestamp;
     setOrDelete(meta, 'deletionTimestamp', old.deletionTimestamp);
@@ -459,9 +471,10 @@ export class ResourceStore {
       setOrDelete(meta, 'annotations', old.annotations);
       setOrDelete(meta, 'finalizers', old.finalizers);
       setOrDelete(meta, 'ownerReferences', old.ownerReferences);
-    } else {
+    } else if (subresource !== 'binding') {
+      // (A binding writes spec.nodeName and the PodScheduled condition together, as upstream's.)
       this.strategy.defaults(next);
-      this.strategy.prepareForUpdate(next, current);
+      this.strategy.prepareForUpdate(next, current, subresource);
       if (this.strategy.tracksGeneration && specChanged(next, current))
         meta.generation = (old.generation ?? 0) + 1;
     }
@@ -478,7 +491,9 @@ export class ResourceStore {
         ]);
       }
     }
-    const errors = this.strategy.validateUpdate(next, current);
+    // A binding sets spec.nodeName, which pod updates may not change: like upstream's binding
+    // REST, it is not validated as an update.
+    const errors = subresource === 'binding' ? [] : this.strategy.validateUpdate(next, current);
     if (errors.length > 0) throw invalid(this.info.group, this.info.kind, old.name ?? '', errors);
     return next;
   }
@@ -492,23 +507,37 @@ export class ResourceStore {
       if (!kv) throw notFound(this.groupResource, name);
       const current = this.servedObject(kv.value, kv.modRevision);
       this.checkPreconditions(current, options.preconditions);
+      if (this.admissionChain) {
+        // Delete admission sees the object being deleted as both object and old object.
+        const attributes = this.admissionAttributes('DELETE', current, current, options);
+        await this.admissionChain.admit(attributes);
+        await this.admissionChain.validate(attributes);
+      }
       const next = structuredClone(current);
       const meta = metaOf(next);
-      const finalizers = new Set(meta.finalizers ?? []);
-      if (options.propagationPolicy === 'Orphan') {
-        finalizers.add('orphan');
-        finalizers.delete('foregroundDeletion');
-      } else if (options.propagationPolicy === 'Foreground') {
-        finalizers.add('foregroundDeletion');
-        finalizers.delete('orphan');
-      } else if (options.propagationPolicy === 'Background') {
-        finalizers.delete('orphan');
-        finalizers.delete('foregroundDeletion');
-      }
       const grace = this.strategy.gracePeriodSeconds(current, options.gracePeriodSeconds);
       const alreadyDeleting = meta.deletionTimestamp !== undefined;
+      const previousGrace = meta.deletionGracePeriodSeconds;
+      // A graceful deletion under way (a pod's grace period) may only be shortened; until then
+      // DeleteOptions change nothing, finalizers included (rest.BeforeDelete's pendingGraceful).
+      if (
+        alreadyDeleting &&
+        previousGrace !== undefined &&
+        previousGrace > 0 &&
+        (options.gracePeriodSeconds === undefined || grace >= previousGrace)
+      ) {
+        return { object: current, deleted: false };
+      }
+      const finalizers =
+        deletionFinalizersForGarbageCollection(
+          meta.finalizers ?? [],
+          options.propagationPolicy,
+          defaultGarbageCollectionPolicy(this.info),
+        ) ??
+        meta.finalizers ??
+        [];
       const pending = this.strategy.finalizationPending(current);
-      if (finalizers.size === 0 && grace === 0 && !pending) {
+      if (finalizers.length === 0 && grace === 0 && !pending) {
         if (options.dryRun) return { object: current, deleted: true };
         try {
           const result = await this.store.delete(key, { expectedRevision: kv.modRevision });
@@ -522,14 +551,13 @@ export class ResourceStore {
       }
       // Graceful: mark the object; its finalizers' owners or its kubelet finish the delete.
       const now = Date.now();
-      const previousGrace = meta.deletionGracePeriodSeconds;
       if (!alreadyDeleting || (previousGrace !== undefined && grace < previousGrace)) {
         meta.deletionTimestamp = timestamp(new Date(now + grace * 1000));
         meta.deletionGracePeriodSeconds = grace;
         if (meta.generation !== undefined) meta.generation += 1;
       }
       this.strategy.markDeleting(next);
-      if (finalizers.size > 0) meta.finalizers = [...finalizers];
+      if (finalizers.length > 0) meta.finalizers = finalizers;
       else delete meta.finalizers;
       const nextText = this.storedText(next);
       if (nextText === kv.value || options.dryRun) return { object: next, deleted: false };

@@ -9,8 +9,20 @@ import type { KubeObject } from '../../api/object.js';
 export function encodeForStorage(object: KubeObject): string {
   const { apiVersion, kind, metadata, ...rest } = object;
   const { resourceVersion: _ignored, ...meta } = metadata ?? {};
+  // Empty lists and maps of ObjectMeta are `omitempty` in Kubernetes: they are never stored.
+  for (const field of OMIT_EMPTY) {
+    const value = meta[field];
+    if (
+      value !== undefined &&
+      (Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0)
+    ) {
+      delete meta[field];
+    }
+  }
   return JSON.stringify({ apiVersion, kind, metadata: meta, ...rest });
 }
+
+const OMIT_EMPTY = ['labels', 'annotations', 'finalizers', 'ownerReferences', 'managedFields'] as const;
 
 const METADATA_OPEN = '"metadata":{';
 

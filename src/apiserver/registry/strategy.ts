@@ -19,8 +19,11 @@ export interface Strategy {
   defaults(object: KubeObject): void;
   /** Adjusts a new object before validation, e.g. resets its status or allocates an IP. */
   prepareForCreate(object: KubeObject): void | Promise<void>;
-  /** Adjusts an update of the main resource before validation, e.g. keeps the old status. */
-  prepareForUpdate(object: KubeObject, old: KubeObject): void;
+  /**
+   * Adjusts an update before validation, e.g. keeps the old status. `subresource` is `''` for the
+   * main resource, or a subresource with a strategy of its own (`finalize` for namespaces).
+   */
+  prepareForUpdate(object: KubeObject, old: KubeObject, subresource: string): void;
   validateCreate(object: KubeObject): FieldError[];
   validateUpdate(object: KubeObject, old: KubeObject): FieldError[];
   /**

@@ -94,8 +94,8 @@ describe('tkube up / status / list / down', () => {
       'invalid cluster name "Bad_Name": a lowercase RFC 1123 label',
     );
     expectOneLineError(
-      await run(['up', 'dev', '--nodes', '2']),
-      '--nodes 2: nodes in Docker containers are not implemented yet; use --nodes 0',
+      await run(['up', 'dev', '--nodes', '201']),
+      '--nodes 201: the node count must be a whole number from 0 to 200',
     );
     writeFileSync(join(dir, 'not-a-dir'), '');
     expectOneLineError(

@@ -127,7 +127,8 @@ describe('kubectl against tkube', () => {
   it('prints tables, wide tables, jsonpath and custom columns', async () => {
     const table = await ok(['get', 'deployments', '-n', 'shop']);
     expect(table.split('\n')[0]).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE$/);
-    expect(table).toMatch(/^web\s+0\/2\s+0\s+0\s+\d+s$/m);
+    // The deployment controller created both pods; no kubelet runs them, so none is available.
+    expect(table).toMatch(/^web\s+0\/2\s+2\s+0\s+\d+s$/m);
     const wide = await ok(['get', 'deployments', '-n', 'shop', '-o', 'wide']);
     expect(wide.split('\n')[0]).toMatch(/CONTAINERS\s+IMAGES\s+SELECTOR$/);
     expect(wide).toMatch(/nginx\s+nginx:1\.27\s+app=web/);
@@ -161,7 +162,7 @@ describe('kubectl against tkube', () => {
     expect(out).toContain('mode:\n----\ndev');
     const deployment = await ok(['describe', 'deployment', 'web', '-n', 'shop']);
     expect(deployment).toMatch(
-      /^Replicas:\s+2 desired \| 0 updated \| 0 total \| 0 available \| 0 unavailable$/m,
+      /^Replicas:\s+2 desired \| 2 updated \| 2 total \| 0 available \| 2 unavailable$/m,
     );
     expect(deployment).toMatch(/^RollingUpdateStrategy:\s+25% max unavailable, 25% max surge$/m);
     const pod = await ok(['describe', 'pod', 'solo', '-n', 'shop']);

@@ -141,10 +141,10 @@ describe('cluster lifecycle', () => {
     expect(await listClusters({ env })).toEqual([]);
   });
 
-  it('refuses node containers and invalid names before touching anything', async () => {
+  it('refuses impossible node counts and invalid names before touching anything', async () => {
     const { env } = sandbox();
-    await expect(upWith('ok', { name: 'dev', env, nodes: 1 })).rejects.toThrow(
-      '--nodes 1: nodes in Docker containers are not implemented yet; use --nodes 0 for a cluster with the control plane only',
+    await expect(upWith('ok', { name: 'dev', env, nodes: -1 })).rejects.toThrow(
+      '--nodes -1: the node count must be a whole number from 0 to 200',
     );
     await expect(upWith('ok', { name: 'My.Cluster', env })).rejects.toThrow(
       'invalid cluster name "My.Cluster"',

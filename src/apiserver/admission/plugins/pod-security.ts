@@ -1,19 +1,28 @@
+import type { KubeObject } from '../../../api/object.js';
+import { fieldInvalid } from '../../../api/selectors/field-errors.js';
 import type { ResourceStore } from '../../registry/resource-store.js';
-import { forbidden } from '../../status.js';
+import { forbidden, invalid } from '../../status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
 import { POD_TEMPLATE_KINDS, podSecurityDecision } from '../pod-security/admission.js';
+import { existingPodWarnings, reviewNamespaceLabels } from '../pod-security/namespace.js';
 import { displayName } from './lookup.js';
 
 /**
  * PodSecurity: pods are checked against their namespace's `pod-security.kubernetes.io/*`
- * levels (enforce denies, warn adds warnings); workload templates get warnings only.
+ * levels (enforce denies, warn adds warnings); workload templates get warnings only. Namespace
+ * writes must carry valid labels, and tightening enforce warns about existing pods.
  */
-export function podSecurityAdmission(namespaces: ResourceStore): AdmissionPlugin {
+export function podSecurityAdmission(namespaces: ResourceStore, pods: ResourceStore): AdmissionPlugin {
   return {
     name: 'PodSecurity',
     async validate(attributes: AdmissionAttributes) {
-      if (attributes.operation === 'DELETE' || attributes.namespace === '') return;
+      if (attributes.operation === 'DELETE') return;
       const kind = attributes.resource.kind;
+      if (kind === 'Namespace' && attributes.resource.group === '') {
+        await validateNamespace(attributes, pods);
+        return;
+      }
+      if (attributes.namespace === '') return;
       if (attributes.subresource && kind !== 'Pod') return;
       // Only pods and pod templates are checked: skip the namespace read for everything else.
       if (kind !== 'Pod' && !POD_TEMPLATE_KINDS.has(kind)) return;
@@ -38,4 +47,33 @@ export function podSecurityAdmission(namespaces: ResourceStore): AdmissionPlugin
       attributes.warnings.push(...decision.warnings);
     },
   };
+}
+
+async function validateNamespace(attributes: AdmissionAttributes, pods: ResourceStore): Promise<void> {
+  // status and finalize cannot change labels.
+  if (attributes.subresource !== '' || attributes.operation === 'DELETE') return;
+  const name = attributes.name;
+  const verdict = reviewNamespaceLabels({
+    operation: attributes.operation,
+    labels: attributes.object.metadata?.labels,
+    oldLabels: attributes.oldObject?.metadata?.labels,
+  });
+  if (verdict.action === 'reject') {
+    throw invalid(
+      '',
+      'Namespace',
+      name,
+      verdict.errors.map((error) => fieldInvalid(error.field, error.value, error.detail)),
+    );
+  }
+  if (verdict.action !== 'check-pods') return;
+  let existing: KubeObject[];
+  try {
+    existing = (await pods.list(name)).items.map((text) => JSON.parse(text) as KubeObject);
+  } catch (error) {
+    console.error(`PodSecurity: failed to list pods in namespace ${name}:`, error);
+    attributes.warnings.push('failed to list pods while checking new PodSecurity enforce level');
+    return;
+  }
+  attributes.warnings.push(...existingPodWarnings(name, verdict.enforce, existing));
 }

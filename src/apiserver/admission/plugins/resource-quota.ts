@@ -12,16 +12,13 @@ import { displayName } from './lookup.js';
  */
 /**
  * The namespaces that have quotas: most writes happen where there are none, and skipping
- * the quota read there keeps admission cheap. Kept by quota writes (which pass admission)
- * and by the quota controller's resyncs.
+ * the quota read there keeps admission cheap. Filled from the store at start and by quota
+ * writes (which pass admission); a namespace whose quotas are gone only costs a read.
  */
 export class QuotaNamespaces {
-  private namespaces = new Set<string>();
+  private readonly namespaces = new Set<string>();
   add(namespace: string): void {
     this.namespaces.add(namespace);
-  }
-  replace(namespaces: Iterable<string>): void {
-    this.namespaces = new Set(namespaces);
   }
   has(namespace: string): boolean {
     return this.namespaces.has(namespace);

@@ -153,12 +153,19 @@ export function evaluatePod(
   return violations;
 }
 
+const UNKNOWN_FORBIDDEN_REASON = 'unknown forbidden reason';
+
 /** `reason (detail), reason (detail)` — how the violations read in the denial or warning. */
 export function formatViolations(violations: readonly CheckViolation[]): string {
   return violations
     .map((v) => {
-      const reason = v.forbiddenReason || 'unknown forbidden reason';
+      const reason = v.forbiddenReason || UNKNOWN_FORBIDDEN_REASON;
       return v.forbiddenDetail ? `${reason} (${v.forbiddenDetail})` : reason;
     })
     .join(', ');
+}
+
+/** `reason, reason` — the short form, without details (warnings about a namespace's existing pods). */
+export function formatViolationReasons(violations: readonly CheckViolation[]): string {
+  return violations.map((v) => v.forbiddenReason || UNKNOWN_FORBIDDEN_REASON).join(', ');
 }

@@ -2,6 +2,11 @@
  * What an authorizer decides on: who asks, and what the request is about (Kubernetes'
  * authorizer.Attributes, filled from the request info the way WithAuthorization does).
  */
+import {
+  type FieldRequirement,
+  type FieldSelector,
+  parseFieldSelector,
+} from '../../../api/selectors/fields.js';
 import type { UserInfo } from '../../http/types.js';
 import type { RequestInfo } from '../../request-info.js';
 
@@ -24,12 +29,25 @@ export interface Attributes {
   readonly subresource: string;
   readonly name: string;
   readonly path: string;
+  /**
+   * The request's field selector terms, for list, watch and deletecollection (the Node
+   * authorizer lets a node list only its own pods). Absent when there is none or it does not parse.
+   */
+  readonly fieldSelector?: readonly FieldRequirement[];
 }
 
-/** The attributes of one request, from its parsed request info and authenticated user. */
-export function requestAttributes(info: RequestInfo, user: UserInfo | AttributesUser): Attributes {
+/**
+ * The attributes of one request, from its parsed request info and authenticated user. With the
+ * query, a list or watch pinned to one object by `metadata.name=<name>` is about that name, as
+ * kube-apiserver's request info says (so resourceNames rules and the Node authorizer apply).
+ */
+export function requestAttributes(
+  info: RequestInfo,
+  user: UserInfo | AttributesUser,
+  query?: URLSearchParams,
+): Attributes {
   if (!info.isResourceRequest) return nonResourceAttributes(user, info.verb, info.path);
-  return {
+  const attributes = {
     user,
     verb: info.verb,
     isResourceRequest: true,
@@ -41,6 +59,25 @@ export function requestAttributes(info: RequestInfo, user: UserInfo | Attributes
     name: info.name,
     path: info.path,
   };
+  const selector = query?.get('fieldSelector');
+  if (!selector || !LISTING_VERBS.has(info.verb)) return attributes;
+  let parsed: FieldSelector;
+  try {
+    parsed = parseFieldSelector(selector);
+  } catch {
+    return attributes; // the list handler answers the parse error
+  }
+  const pinned = info.verb === 'deletecollection' ? undefined : parsed.requiresExactMatch('metadata.name');
+  const name =
+    attributes.name === '' && pinned !== undefined && isPathSegmentName(pinned) ? pinned : attributes.name;
+  return { ...attributes, name, fieldSelector: parsed.requirements() };
+}
+
+const LISTING_VERBS: ReadonlySet<string> = new Set(['list', 'watch', 'deletecollection']);
+
+/** path.IsValidPathSegmentName: a name that could appear as one URL path segment. */
+function isPathSegmentName(name: string): boolean {
+  return name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%');
 }
 
 /** Attributes of a resource check made in code (bind, escalate, access reviews). */

@@ -18,6 +18,7 @@ const TRACKS_GENERATION = new Set([
   'batch/CronJob',
   '/ReplicationController',
   'networking.k8s.io/Ingress',
+  'discovery.k8s.io/EndpointSlice',
   'networking.k8s.io/NetworkPolicy',
   'policy/PodDisruptionBudget',
   'admissionregistration.k8s.io/ValidatingWebhookConfiguration',
@@ -45,6 +46,8 @@ export function builtinStrategies(store: Store): BuiltinStrategies {
   const allocator = new ServiceAllocator(store);
   const overrides: Record<string, Partial<Strategy>> = {
     '/Namespace': namespaceStrategy,
+    // Nodes are created with their status: the kubelet registers capacity and addresses at once.
+    '/Node': { prepareForCreate: () => {} },
     '/Pod': podStrategy,
     '/Service': serviceStrategy(allocator),
     'batch/Job': jobStrategy,

@@ -1,5 +1,8 @@
 import type { KubeObject } from '../../../api/object.js';
+import { type FieldError, fieldInvalid, isQualifiedName } from '../../../api/selectors/index.js';
 import type { Strategy } from '../strategy.js';
+import { validateNamespaceUpdate } from '../validation/core/namespace.js';
+import { validateKubeFinalizerName } from '../validation/object-meta.js';
 
 interface NamespaceShape {
   spec?: { finalizers?: string[] };
@@ -8,7 +11,9 @@ interface NamespaceShape {
 
 /**
  * Namespaces start Active with the `kubernetes` finalizer; deleting one turns it
- * Terminating until the namespace controller has emptied it and cleared spec.finalizers.
+ * Terminating until the namespace controller has emptied it and cleared spec.finalizers
+ * through the `finalize` subresource. The write that leaves a Terminating namespace with no
+ * finalizers of either kind deletes it.
  */
 export const namespaceStrategy: Partial<Strategy> = {
   defaults(object: KubeObject) {
@@ -19,13 +24,19 @@ export const namespaceStrategy: Partial<Strategy> = {
   prepareForCreate(object: KubeObject) {
     (object as NamespaceShape).status = { phase: 'Active' };
   },
-  prepareForUpdate(object: KubeObject, old: KubeObject) {
+  prepareForUpdate(object: KubeObject, old: KubeObject, subresource: string) {
     object.status = old.status;
-    // spec.finalizers change only through the finalize subresource.
+    // spec.finalizers change only through the finalize subresource, which changes nothing else
+    // of the spec (kube-apiserver's namespaceFinalizeStrategy).
+    if (subresource === 'finalize') return;
     (object as NamespaceShape).spec = {
       ...(object as NamespaceShape).spec,
       finalizers: (old as NamespaceShape).spec?.finalizers,
     };
+  },
+  validateUpdate(object: KubeObject, old: KubeObject) {
+    // Main-resource updates keep the stored finalizers, so this only ever rejects a finalize's.
+    return [...validateNamespaceUpdate(object, old), ...validateFinalizeNames(object)];
   },
   finalizationPending(object: KubeObject) {
     return ((object as NamespaceShape).spec?.finalizers ?? []).length > 0;
@@ -35,3 +46,15 @@ export const namespaceStrategy: Partial<Strategy> = {
     ns.status = { ...ns.status, phase: 'Terminating' };
   },
 };
+
+/** ValidateNamespaceFinalizeUpdate's check of spec.finalizers, reported per index. */
+function validateFinalizeNames(object: KubeObject): FieldError[] {
+  const errors: FieldError[] = [];
+  const finalizers = (object as NamespaceShape).spec?.finalizers ?? [];
+  finalizers.forEach((finalizer, i) => {
+    const path = `spec.finalizers[${i}]`;
+    for (const problem of isQualifiedName(finalizer)) errors.push(fieldInvalid(path, finalizer, problem));
+    errors.push(...validateKubeFinalizerName(finalizer, path));
+  });
+  return errors;
+}

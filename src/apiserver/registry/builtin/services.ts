@@ -1,3 +1,4 @@
+import { formatIpv4, parseIpv4 } from '../../../api/ipv4.js';
 import type { KubeObject } from '../../../api/object.js';
 import { type FieldError, fieldInvalid } from '../../../api/selectors/field-errors.js';
 import type { Store } from '../../../storage/index.js';
@@ -5,7 +6,7 @@ import { invalid } from '../../status.js';
 import type { Strategy } from '../strategy.js';
 
 /** The service network: 10.96.0.0/16; 10.96.0.1 is the `kubernetes` service. */
-export const SERVICE_CIDR_BASE = ipToNumber('10.96.0.0');
+export const SERVICE_CIDR_BASE = parseIpv4('10.96.0.0')!;
 export const SERVICE_CIDR_SIZE = 1 << 16;
 export const KUBERNETES_SERVICE_IP = '10.96.0.1';
 export const NODE_PORT_RANGE = { first: 30000, last: 32767 } as const;
@@ -23,14 +24,6 @@ interface ServiceShape {
     clusterIPs?: string[];
     ports?: ServicePort[];
   };
-}
-
-function ipToNumber(ip: string): number {
-  return ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
-}
-
-function numberToIp(n: number): string {
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 }
 
 /**
@@ -77,12 +70,8 @@ export class ServiceAllocator {
     if (type !== 'ExternalName' && spec.clusterIP !== 'None') {
       const requested = spec.clusterIP || spec.clusterIPs?.[0];
       if (requested) {
-        const n = ipToNumber(requested);
-        if (
-          !/^\d+\.\d+\.\d+\.\d+$/.test(requested) ||
-          n <= SERVICE_CIDR_BASE ||
-          n >= SERVICE_CIDR_BASE + SERVICE_CIDR_SIZE - 1
-        ) {
+        const n = parseIpv4(requested);
+        if (n === undefined || n <= SERVICE_CIDR_BASE || n >= SERVICE_CIDR_BASE + SERVICE_CIDR_SIZE - 1) {
           errors.push(
             fieldInvalid(
               'spec.clusterIPs',
@@ -136,11 +125,11 @@ export class ServiceAllocator {
     // Random probing like kube-apiserver's allocator; the low /28 is kept for static IPs.
     for (let i = 0; i < 64; i++) {
       const offset = 16 + Math.floor(Math.random() * (SERVICE_CIDR_SIZE - 18));
-      const ip = numberToIp(SERVICE_CIDR_BASE + offset);
+      const ip = formatIpv4(SERVICE_CIDR_BASE + offset);
       if (!used.has(ip)) return ip;
     }
     for (let offset = 2; offset < SERVICE_CIDR_SIZE - 1; offset++) {
-      const ip = numberToIp(SERVICE_CIDR_BASE + offset);
+      const ip = formatIpv4(SERVICE_CIDR_BASE + offset);
       if (!used.has(ip)) return ip;
     }
     throw new Error('range is full');

@@ -1,0 +1,2 @@
+export { CriClient, type CriClientOptions, CriError, DEFAULT_CRI_ENDPOINT, isCriNotFound } from './client.js';
+export type * from './types.js';

@@ -1,0 +1,135 @@
+// The agent's entry point inside a node container: registers the Node, keeps its status and
+// Lease current, sets up the node's pod network, and runs the kubelet's pods through containerd.
+import { readFile } from 'node:fs/promises';
+import type { Node } from '../api/types/core-v1.generated.js';
+import { SharedInformerFactory } from '../client/informers/index.js';
+import { NODES } from '../client/resources.js';
+import { httpsClient } from '../client/transports.js';
+import { readAgentConfig } from './config.js';
+import {
+  CLUSTER_DNS_IP,
+  clusterNameOfNode,
+  Kubelet,
+  parseResolvConf,
+  podUsableHostDns,
+} from './kubelet/index.js';
+import { startKubeletServer } from './kubelet/server/index.js';
+import { runCommand } from './network/host-commands.js';
+import { PodNetwork } from './network/pod-network.js';
+import { NodeLease } from './node/lease.js';
+import { NodeStatusManager } from './node/node-status.js';
+import { readNodeFacts } from './node/system-info.js';
+
+const NETWORK_NOT_READY =
+  'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized';
+
+async function main(): Promise<void> {
+  const config = await readAgentConfig(process.argv[2]);
+  const [ca, cert, key, networkCert, networkKey] = await Promise.all(
+    [config.caFile, config.certFile, config.keyFile, config.networkCertFile, config.networkKeyFile].map(
+      (path) => readFile(path, 'utf8'),
+    ),
+  );
+  const client = httpsClient({ server: config.server, ca, cert, key, component: 'kubelet' });
+  const networkClient = httpsClient({
+    server: config.server,
+    ca,
+    cert: networkCert,
+    key: networkKey,
+    component: 'tkube-network',
+  });
+  const abort = new AbortController();
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => abort.abort());
+
+  let networkConfigured = false;
+  let registered: Node | undefined;
+  let reportStatus = (): void => {};
+  const hostResolvConf = parseResolvConf(await readFile('/etc/resolv.conf', 'utf8').catch(() => ''));
+  const kubelet = new Kubelet({
+    client,
+    nodeName: config.nodeName,
+    nodeIP: config.nodeIP,
+    clusterName: clusterNameOfNode(config.nodeName),
+    hostDns: podUsableHostDns(hostResolvConf, [CLUSTER_DNS_IP]),
+    node: () => registered,
+    // The runtime's readiness decides the node's: report a change now, not at the next tick.
+    onRuntimeHealthChange: () => reportStatus(),
+  });
+  const health = async () => {
+    const reasons = [...kubelet.runtimeNotReadyReasons()];
+    if (
+      !networkConfigured &&
+      !reasons.some((reason) => reason.startsWith('container runtime network not ready'))
+    ) {
+      reasons.push(NETWORK_NOT_READY);
+    }
+    return { notReadyReasons: reasons, memoryPressure: false, diskPressure: false, pidPressure: false };
+  };
+  const identity = {
+    name: config.nodeName,
+    internalIP: config.nodeIP,
+    labels: config.labels,
+    taints: config.taints,
+  };
+  const status = new NodeStatusManager(client, identity, { facts: () => readNodeFacts(runCommand), health });
+  await kubelet.health.check();
+  registered = await status.register();
+  reportStatus = () => {
+    status
+      .report(true)
+      .catch((error: unknown) => console.error(`node status update failed: ${String(error)}`));
+  };
+  console.log(`agent: node ${config.nodeName} registered`);
+
+  const informers = new SharedInformerFactory(networkClient);
+  const nodes = informers.informerFor<Node>(NODES);
+  const network = new PodNetwork(nodes, {
+    nodeName: config.nodeName,
+    clusterPodSubnet: config.podSubnet,
+    run: runCommand,
+    onConfigured: (podCIDR) => {
+      if (networkConfigured) return;
+      networkConfigured = true;
+      console.log(`agent: pod network ${podCIDR} configured`);
+      // Report Ready now rather than at the next 10 s tick.
+      reportStatus();
+    },
+  });
+  nodes.addEventHandler({
+    onAdd: (node) => {
+      if (node.metadata?.name === config.nodeName) registered = node;
+    },
+    onUpdate: (_old, node) => {
+      if (node.metadata?.name === config.nodeName) registered = node;
+    },
+  });
+  new NodeLease(client, () => registered!, config.nodeName).start(abort.signal);
+  status.start(abort.signal);
+  informers.start(abort.signal);
+  // The kubelet's API (logs; exec and port-forward later), with the serving certificate `up` issued.
+  if (config.servingCertFile && config.servingKeyFile) {
+    const [certificatePem, privateKeyPem] = await Promise.all(
+      [config.servingCertFile, config.servingKeyFile].map((path) => readFile(path, 'utf8')),
+    );
+    const server = await startKubeletServer({
+      nodeName: config.nodeName,
+      client,
+      host: kubelet,
+      tls: { certificatePem, privateKeyPem, clientCaPem: ca },
+    });
+    abort.signal.addEventListener('abort', () => void server.close(), { once: true });
+  }
+  await Promise.all([network.run(abort.signal), kubelet.run(abort.signal)]);
+  await informers.stop();
+  await Promise.all([client.close(), networkClient.close()]);
+}
+
+main().then(
+  // Calls still in flight (a container's grace period) must not hold a stopping agent: its pods
+  // keep running and the next agent adopts them.
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`agent failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

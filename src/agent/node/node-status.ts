@@ -1,0 +1,108 @@
+// Registers this node and keeps its status current, as the kubelet's node status manager does:
+// a status check every 10 s, written only when something changed or 5 min have passed (the
+// Lease is the heartbeat; see lease.ts).
+import type { Node, NodeCondition } from '../../api/types/core-v1.generated.js';
+import { NODES } from '../../client/resources.js';
+import { isAlreadyExists } from '../../client/rest/index.js';
+import type { Client } from '../../client/types.js';
+import { type NodeHealth, nodeConditions, sameConditions } from './conditions.js';
+import { initialNode, type NodeFacts, type NodeIdentity, wellKnownLabels } from './node-object.js';
+
+export const NODE_STATUS_UPDATE_FREQUENCY_MS = 10_000;
+export const NODE_STATUS_REPORT_FREQUENCY_MS = 5 * 60_000;
+
+export interface NodeStatusSources {
+  readonly facts: () => Promise<NodeFacts>;
+  readonly health: () => Promise<NodeHealth>;
+  readonly now?: () => Date;
+}
+
+export class NodeStatusManager {
+  private lastReport = 0;
+  private lastConditions: NodeCondition[] | undefined;
+  private lastFacts = '';
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly client: Client,
+    private readonly identity: NodeIdentity,
+    private readonly sources: NodeStatusSources,
+  ) {}
+
+  /**
+   * Creates the Node, or adopts an existing one (a restarted node): the kubelet re-asserts its
+   * well-known labels and reports fresh status either way. Returns the registered Node.
+   */
+  async register(): Promise<Node> {
+    const nodes = this.client.resource<Node>(NODES);
+    const facts = await this.sources.facts();
+    const node = initialNode(this.identity, facts);
+    node.status!.conditions = nodeConditions(await this.sources.health(), undefined, this.now());
+    try {
+      const created = await nodes.create(node);
+      this.remember(node.status!.conditions, facts);
+      return created;
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
+    const labels = {
+      ...wellKnownLabels(this.identity.name, facts.systemInfo.architecture),
+      ...this.identity.labels,
+    };
+    await nodes.patch('', this.identity.name, 'strategic', { metadata: { labels } });
+    return this.report(true);
+  }
+
+  /** Checks status every 10 s until `signal` aborts. */
+  start(signal: AbortSignal): void {
+    const tick = () => {
+      if (signal.aborted) return;
+      this.report(false)
+        .catch((error: unknown) => console.error(`node status update failed: ${String(error)}`))
+        .finally(() => {
+          if (!signal.aborted) this.timer = setTimeout(tick, NODE_STATUS_UPDATE_FREQUENCY_MS);
+        });
+    };
+    this.timer = setTimeout(tick, NODE_STATUS_UPDATE_FREQUENCY_MS);
+    signal.addEventListener('abort', () => clearTimeout(this.timer), { once: true });
+  }
+
+  /** Writes status when it changed, when forced, or when the report interval has passed. */
+  async report(force: boolean): Promise<Node> {
+    const nodes = this.client.resource<Node>(NODES);
+    const current = await nodes.get('', this.identity.name);
+    const facts = await this.sources.facts();
+    const conditions = nodeConditions(await this.sources.health(), current.status?.conditions, this.now());
+    const factsText = JSON.stringify(facts);
+    const due = this.now().getTime() - this.lastReport >= NODE_STATUS_REPORT_FREQUENCY_MS;
+    if (!force && !due && factsText === this.lastFacts && sameConditions(conditions, this.lastConditions)) {
+      return current;
+    }
+    const updated = await nodes.patch(
+      '',
+      this.identity.name,
+      'strategic',
+      {
+        status: {
+          capacity: facts.resources.capacity,
+          allocatable: facts.resources.allocatable,
+          nodeInfo: facts.systemInfo,
+          conditions,
+        },
+      },
+      { subresource: 'status' },
+    );
+    this.remember(conditions, facts);
+    return updated;
+  }
+
+  private remember(conditions: NodeCondition[], facts: NodeFacts): void {
+    this.lastConditions = conditions;
+    this.lastFacts = JSON.stringify(facts);
+    this.lastReport = this.now().getTime();
+  }
+
+  private now(): Date {
+    return this.sources.now?.() ?? new Date();
+  }
+}

@@ -1,0 +1,115 @@
+// Puts the agent into a node: its bundle, its configuration, the node's client certificate, and
+// the start program the node's entrypoint supervises (it restarts the agent after crashes and
+// node restarts).
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { AgentConfig } from '../../agent/config.js';
+import { POD_NETWORK_USER } from '../../controlplane/tkube-policy.js';
+import type { CertificateAuthority } from '../../pki/certificate-authority.js';
+import {
+  type IssuedCertificate,
+  issueClientCertificate,
+  issueServingCertificate,
+} from '../../pki/certificates.js';
+import { NODE_USER_PREFIX, NODES_GROUP } from '../../pki/cluster-pki.js';
+import type { NodeProvider } from '../../providers/types.js';
+import { ClusterError } from '../errors.js';
+import type { PlannedNode } from './node-plan.js';
+
+const AGENT_DIR = '/opt/tkube/agent';
+const CONFIG_PATH = '/etc/tkube/agent.json';
+const PKI_DIR = '/etc/tkube/pki';
+
+/** dist/agent-bundle/agent.mjs, built by `npm run build` (dist/cluster and src/cluster alike). */
+export function agentBundlePath(): string {
+  return fileURLToPath(new URL('../../../dist/agent-bundle/agent.mjs', import.meta.url));
+}
+
+export function readAgentBundle(): string {
+  const path = agentBundlePath();
+  if (!existsSync(path)) {
+    throw new ClusterError(`the node agent bundle is missing at ${path}`, 'run `npm run build` first');
+  }
+  return readFileSync(path, 'utf8');
+}
+
+export interface AgentInstall {
+  readonly node: PlannedNode;
+  readonly server: string;
+  readonly ca: CertificateAuthority;
+  /** The pod-network identity's certificate, shared by every node's agent. */
+  readonly network: IssuedCertificate;
+  readonly bundle: string;
+  readonly podSubnet: string;
+}
+
+/** The node's own client certificate (`system:node:<name>`, group system:nodes). */
+export function issueNodeCertificate(ca: CertificateAuthority, node: string): Promise<IssuedCertificate> {
+  return issueClientCertificate(ca, { user: `${NODE_USER_PREFIX}${node}`, groups: [NODES_GROUP] });
+}
+
+export interface AgentInstall {
+  readonly node: PlannedNode;
+  readonly server: string;
+  readonly ca: CertificateAuthority;
+  readonly credentials: IssuedCertificate;
+  /** The pod-network identity's certificate, shared by every node's agent. */
+  readonly network: IssuedCertificate;
+  readonly bundle: string;
+  readonly podSubnet: string;
+}
+
+/** Writes everything in one archive; the start program comes last, so the agent starts complete. */
+export async function installAgent(provider: NodeProvider, install: AgentInstall): Promise<void> {
+  const { node, ca, credentials } = install;
+  const serving = await issueKubeletServingCertificate(ca, node);
+  const config: AgentConfig = {
+    nodeName: node.name,
+    nodeIP: node.ip,
+    server: install.server,
+    caFile: `${PKI_DIR}/ca.crt`,
+    certFile: `${PKI_DIR}/node.crt`,
+    keyFile: `${PKI_DIR}/node.key`,
+    networkCertFile: `${PKI_DIR}/network.crt`,
+    networkKeyFile: `${PKI_DIR}/network.key`,
+    servingCertFile: `${PKI_DIR}/kubelet.crt`,
+    servingKeyFile: `${PKI_DIR}/kubelet.key`,
+    // Role labels are not a kubelet's to set (NodeRestriction): `up` adds them as admin.
+    labels: {},
+    taints: [],
+    podSubnet: install.podSubnet,
+  };
+  await provider.copyFiles(node.name, [
+    { path: `${PKI_DIR}/ca.crt`, content: ca.certificatePem },
+    { path: `${PKI_DIR}/node.crt`, content: credentials.certificatePem },
+    { path: `${PKI_DIR}/node.key`, content: credentials.privateKeyPem, mode: 0o600 },
+    { path: `${PKI_DIR}/network.crt`, content: install.network.certificatePem },
+    { path: `${PKI_DIR}/network.key`, content: install.network.privateKeyPem, mode: 0o600 },
+    { path: `${PKI_DIR}/kubelet.crt`, content: serving.certificatePem },
+    { path: `${PKI_DIR}/kubelet.key`, content: serving.privateKeyPem, mode: 0o600 },
+    { path: CONFIG_PATH, content: `${JSON.stringify(config, null, 2)}\n` },
+    { path: `${AGENT_DIR}/agent.mjs`, content: install.bundle },
+    {
+      path: `${AGENT_DIR}/start`,
+      content: `#!/bin/sh\nexec node ${AGENT_DIR}/agent.mjs ${CONFIG_PATH}\n`,
+      mode: 0o755,
+    },
+  ]);
+}
+
+/** The kubelet's serving certificate (port 10250), for the node's name and IP, from the cluster CA. */
+export function issueKubeletServingCertificate(
+  ca: CertificateAuthority,
+  node: Pick<PlannedNode, 'name' | 'ip'>,
+): Promise<IssuedCertificate> {
+  return issueServingCertificate(ca, {
+    commonName: `${NODE_USER_PREFIX}${node.name}`,
+    dnsNames: [node.name],
+    ipAddresses: [node.ip],
+  });
+}
+
+/** The client certificate of the agents' pod-network part (see controlplane/tkube-policy.ts). */
+export function issuePodNetworkCertificate(ca: CertificateAuthority): Promise<IssuedCertificate> {
+  return issueClientCertificate(ca, { user: POD_NETWORK_USER });
+}

@@ -1,0 +1,99 @@
+// The Docker half of `tkube up`: node image, network, node containers with their agents, and the
+// wait for Ready. Each function is one named progress step; `up` composes them.
+
+import type { CertificateAuthority } from '../../pki/certificate-authority.js';
+import { ensureNodeImage, type NodeImage } from '../../providers/docker/image/node-image.js';
+import { DockerProvider } from '../../providers/docker/provider.js';
+import type { ClusterNetwork, NodeProvider } from '../../providers/types.js';
+import { ClusterError, errorMessage } from '../errors.js';
+import {
+  installAgent,
+  issueNodeCertificate,
+  issuePodNetworkCertificate,
+  readAgentBundle,
+} from './agent-install.js';
+import { networkCandidate, type PlannedNode } from './node-plan.js';
+
+const NETWORK_ATTEMPTS = 16;
+
+export function dockerProvider(): NodeProvider {
+  return new DockerProvider();
+}
+
+export function buildNodeImage(
+  image: string | undefined,
+  onProgress: (line: string) => void,
+): Promise<NodeImage | { tag: string }> {
+  if (image) return Promise.resolve({ tag: image });
+  return ensureNodeImage({ onProgress });
+}
+
+/** The cluster network on the first free candidate subnet. */
+export async function createClusterNetwork(provider: NodeProvider, cluster: string): Promise<ClusterNetwork> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < NETWORK_ATTEMPTS; attempt++) {
+    const plan = networkCandidate(cluster, attempt);
+    try {
+      return await provider.ensureNetwork({ cluster, subnet: plan.subnet, gateway: plan.gateway });
+    } catch (error) {
+      lastError = error;
+      // Another network holds the subnet ("Pool overlaps"): try the next one.
+      if (!/overlap/i.test(errorMessage(error))) throw error;
+    }
+  }
+  throw new ClusterError(`no free subnet for the cluster network: ${errorMessage(lastError)}`);
+}
+
+export interface NodeContainers {
+  readonly cluster: string;
+  readonly image: string;
+  readonly nodes: readonly PlannedNode[];
+}
+
+/** Creates and starts every node container concurrently; resolves once containerd runs in each. */
+export async function startNodeContainers(provider: NodeProvider, containers: NodeContainers): Promise<void> {
+  await Promise.all(
+    containers.nodes.map(async (node) => {
+      await provider.createNode({
+        cluster: containers.cluster,
+        index: node.index,
+        role: node.role,
+        image: containers.image,
+        ip: node.ip,
+        portMappings: node.portMappings,
+        mounts: node.mounts,
+      });
+      await provider.waitForContainerd(node.name);
+    }),
+  );
+}
+
+export interface AgentInstallation {
+  readonly nodes: readonly PlannedNode[];
+  /** The apiserver as nodes reach it. */
+  readonly server: string;
+  readonly ca: CertificateAuthority;
+  readonly podSubnet: string;
+}
+
+/** Issues each node's certificates and installs its agent (the nodes' entrypoints start them). */
+export async function installAgents(provider: NodeProvider, installation: AgentInstallation): Promise<void> {
+  const bundle = readAgentBundle();
+  const [network, ...credentials] = await Promise.all([
+    issuePodNetworkCertificate(installation.ca),
+    ...installation.nodes.map((node) => issueNodeCertificate(installation.ca, node.name)),
+  ]);
+  await Promise.all(
+    installation.nodes.map((node, i) =>
+      installAgent(provider, {
+        node,
+        server: installation.server,
+        ca: installation.ca,
+        credentials: credentials[i]!,
+        network: network!,
+        bundle,
+        podSubnet: installation.podSubnet,
+      }),
+    ),
+  );
+}

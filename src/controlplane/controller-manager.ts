@@ -1,0 +1,126 @@
+// The in-process kube-controller-manager: one shared informer factory under the manager's own
+// identity, and each controller writing under its own service account (Kubernetes'
+// `--use-service-account-credentials`), so RBAC applies to every controller as it does upstream.
+
+import { setMaxListeners } from 'node:events';
+import type { UserInfo } from '../apiserver/http/types.js';
+import { EventBroadcaster, type EventRecorder } from '../client/events/index.js';
+import { SharedInformerFactory } from '../client/informers/index.js';
+import type { Client } from '../client/types.js';
+import { clusterRoleAggregationController } from '../controllers/clusterrole-aggregation/clusterrole-aggregation-controller.js';
+import {
+  type ClusterSettings,
+  type ControllerContext,
+  type ControllerDescriptor,
+  DEFAULT_CLUSTER_SETTINGS,
+} from '../controllers/context.js';
+import { deploymentController } from '../controllers/deployment/deployment-controller.js';
+import { endpointsController } from '../controllers/endpoint/endpoints-controller.js';
+import { endpointSliceController } from '../controllers/endpointslice/endpointslice-controller.js';
+import { garbageCollectorController } from '../controllers/garbage-collector/garbage-collector.js';
+import { namespaceController } from '../controllers/namespace/namespace-controller.js';
+import { nodeIpamController } from '../controllers/node-ipam/node-ipam-controller.js';
+import { nodeLifecycleController } from '../controllers/nodelifecycle/node-lifecycle-controller.js';
+import { podGcController } from '../controllers/podgc/pod-gc-controller.js';
+import { replicaSetController } from '../controllers/replicaset/replica-set-controller.js';
+import { replicationControllerController } from '../controllers/replicationcontroller/replication-controller.js';
+import { resourceQuotaController } from '../controllers/resourcequota/resource-quota-controller.js';
+import { rootCaPublisherController } from '../controllers/root-ca-publisher/root-ca-publisher.js';
+import { serviceAccountController } from '../controllers/serviceaccount/serviceaccounts-controller.js';
+import { serviceAccountTokenController } from '../controllers/serviceaccount-token/tokens-controller.js';
+import { taintEvictionController } from '../controllers/tainteviction/taint-eviction-controller.js';
+import { ttlAfterFinishedController } from '../controllers/ttlafterfinished/ttl-after-finished-controller.js';
+import { controllerIdentity, type Loopback } from './loopback.js';
+
+/** The manager's own identity (its client certificate's subject in kubeadm clusters): informers read as it. */
+const MANAGER_IDENTITY: UserInfo = {
+  name: 'system:kube-controller-manager',
+  groups: ['system:authenticated'],
+};
+
+/** The controllers the manager runs, in start order. */
+export const CONTROLLERS: readonly ControllerDescriptor[] = [
+  nodeIpamController,
+  garbageCollectorController,
+  endpointsController,
+  endpointSliceController,
+  nodeLifecycleController,
+  taintEvictionController,
+  podGcController,
+  ttlAfterFinishedController,
+  namespaceController,
+  serviceAccountController,
+  rootCaPublisherController,
+  serviceAccountTokenController,
+  resourceQuotaController,
+  clusterRoleAggregationController,
+  replicaSetController,
+  replicationControllerController,
+  deploymentController,
+];
+
+export class ControllerManager {
+  private readonly abort = new AbortController();
+  private readonly clients = new Map<string, Client>();
+  private readonly broadcasters = new Map<string, EventBroadcaster>();
+  private readonly informers: SharedInformerFactory;
+  private running: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly loopback: Loopback,
+    private readonly settings: ClusterSettings = DEFAULT_CLUSTER_SETTINGS,
+    private readonly controllers: readonly ControllerDescriptor[] = CONTROLLERS,
+  ) {
+    this.informers = new SharedInformerFactory(loopback.client(MANAGER_IDENTITY, 'kube-controller-manager'));
+  }
+
+  start(): void {
+    const context: ControllerContext = {
+      informers: this.informers,
+      settings: this.settings,
+      rootClient: this.informers.client,
+      clientFor: (serviceAccount) => this.clientFor(serviceAccount),
+      recorderFor: (serviceAccount, component) => this.recorderFor(serviceAccount, component),
+    };
+    const signal = this.abort.signal;
+    // Every controller (and every worker of some) listens for the stop: not a leak.
+    setMaxListeners(0, signal);
+    // Controllers register their informers when built; the factory then starts them all at once.
+    const built = this.controllers.map((descriptor) => ({
+      descriptor,
+      controller: descriptor.create(context),
+    }));
+    this.informers.start(signal);
+    const runs = built.map(({ descriptor, controller }) =>
+      controller.run(signal).catch((error: unknown) => {
+        console.error(`controller ${descriptor.name} failed: ${String(error)}`);
+      }),
+    );
+    this.running = Promise.all(runs);
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+    await Promise.all([...this.broadcasters.values()].map((broadcaster) => broadcaster.shutdown()));
+    await this.informers.stop();
+  }
+
+  private clientFor(serviceAccount: string): Client {
+    let client = this.clients.get(serviceAccount);
+    if (!client) {
+      client = this.loopback.client(controllerIdentity(serviceAccount), 'kube-controller-manager');
+      this.clients.set(serviceAccount, client);
+    }
+    return client;
+  }
+
+  private recorderFor(serviceAccount: string, component: string): EventRecorder {
+    let broadcaster = this.broadcasters.get(serviceAccount);
+    if (!broadcaster) {
+      broadcaster = new EventBroadcaster(this.clientFor(serviceAccount));
+      this.broadcasters.set(serviceAccount, broadcaster);
+    }
+    return broadcaster.newRecorder({ component });
+  }
+}

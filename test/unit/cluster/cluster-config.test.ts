@@ -1,0 +1,145 @@
+// The cluster config file: a full kind-like document is read, defaults fill what is left out,
+// every problem is reported with its field path, and the published JSON Schema names the same
+// fields the validator accepts.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { clusterConfigFrom, readClusterConfig } from '../../../src/cluster/config/cluster-config.js';
+import { repoRoot } from '../../support/cli.js';
+import { tempDir } from '../../support/temp.js';
+
+describe('cluster config', () => {
+  it('reads a full YAML document', async () => {
+    const path = join(tempDir(), 'cluster.yaml');
+    writeFileSync(
+      path,
+      `apiVersion: tkube.dev/v1alpha1
+kind: Cluster
+name: dev
+nodes:
+  - role: control-plane
+    labels: {ingress-ready: "true"}
+    extraPortMappings:
+      - {containerPort: 80, hostPort: 8080, listenAddress: 127.0.0.1, protocol: TCP}
+  - role: worker
+    extraMounts:
+      - {hostPath: /tmp/data, containerPath: /data, readOnly: true}
+networking:
+  podSubnet: 10.100.0.0/16
+  apiServerPort: 6443
+`,
+    );
+    expect(await readClusterConfig(path)).toEqual({
+      name: 'dev',
+      nodes: [
+        {
+          role: 'control-plane',
+          labels: { 'ingress-ready': 'true' },
+          extraPortMappings: [
+            { containerPort: 80, hostPort: 8080, listenAddress: '127.0.0.1', protocol: 'TCP' },
+          ],
+          extraMounts: [],
+        },
+        {
+          role: 'worker',
+          labels: {},
+          extraPortMappings: [],
+          extraMounts: [{ hostPath: '/tmp/data', containerPath: '/data', readOnly: true }],
+        },
+      ],
+      networking: { podSubnet: '10.100.0.0/16', serviceSubnet: '10.96.0.0/16', apiServerPort: 6443 },
+    });
+  });
+
+  it('defaults to one control-plane node and the default networks', () => {
+    expect(clusterConfigFrom({ apiVersion: 'tkube.dev/v1alpha1', kind: 'Cluster' }, 'c.yaml')).toEqual({
+      nodes: [{ role: 'control-plane', labels: {}, extraPortMappings: [], extraMounts: [] }],
+      networking: { podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/16' },
+    });
+  });
+
+  it('reports every problem with its path, in one line', () => {
+    const attempt = () =>
+      clusterConfigFrom(
+        {
+          apiVersion: 'kind.x-k8s.io/v1alpha4',
+          kind: 'Cluster',
+          nodes: [
+            { role: 'master', extraPortMappings: [{ hostPort: 70000 }], colour: 'red' },
+            { role: 'control-plane', extraMounts: [{ hostPath: 'relative', containerPath: '/x' }] },
+            { role: 'control-plane', labels: { 'bad key!': 'x' } },
+          ],
+          networking: { podSubnet: '10.244.1.0/16', serviceSubnet: '10.97.0.0/16' },
+        },
+        'c.yaml',
+      );
+    expect(attempt).toThrow(
+      [
+        'invalid cluster config c.yaml: apiVersion: must be tkube.dev/v1alpha1',
+        'nodes[0].colour: unknown field',
+        'nodes[0].role: must be "control-plane" or "worker"',
+        'nodes[0].extraPortMappings[0].containerPort: required',
+        'nodes[0].extraPortMappings[0].hostPort: must be a port number from 0 to 65535',
+        'nodes[1].extraMounts[0].hostPath: must be an absolute path',
+        'nodes[2].labels.bad key!: not a valid label key',
+        'nodes: at most one node can have the control-plane role',
+        'networking.podSubnet: must be an IPv4 CIDR with its host bits zero, e.g. 10.244.0.0/16',
+        'networking.serviceSubnet: only 10.96.0.0/16 is supported so far',
+      ].join('; '),
+    );
+  });
+
+  it('publishes a schema with the same fields the validator accepts', () => {
+    const schema = JSON.parse(readFileSync(join(repoRoot, 'docs/cluster-config.schema.json'), 'utf8'));
+    expect(Object.keys(schema.properties).sort()).toEqual([
+      'apiVersion',
+      'kind',
+      'name',
+      'networking',
+      'nodes',
+    ]);
+    expect(Object.keys(schema.properties.networking.properties).sort()).toEqual([
+      'apiServerPort',
+      'podSubnet',
+      'serviceSubnet',
+    ]);
+    const node = schema.$defs.node.properties;
+    expect(Object.keys(node).sort()).toEqual(['extraMounts', 'extraPortMappings', 'labels', 'role']);
+    expect(Object.keys(node.extraPortMappings.items.properties).sort()).toEqual([
+      'containerPort',
+      'hostPort',
+      'listenAddress',
+      'protocol',
+    ]);
+    expect(Object.keys(node.extraMounts.items.properties).sort()).toEqual([
+      'containerPath',
+      'hostPath',
+      'propagation',
+      'readOnly',
+    ]);
+    // Each field the schema names is accepted by the validator.
+    expect(() =>
+      clusterConfigFrom(
+        {
+          apiVersion: 'tkube.dev/v1alpha1',
+          kind: 'Cluster',
+          name: 'x',
+          nodes: [
+            {
+              role: 'worker',
+              labels: {},
+              extraPortMappings: [
+                { containerPort: 1, hostPort: 0, listenAddress: '0.0.0.0', protocol: 'UDP' },
+              ],
+              extraMounts: [
+                { hostPath: '/a', containerPath: '/b', readOnly: false, propagation: 'HostToContainer' },
+              ],
+            },
+          ],
+          networking: { podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/16', apiServerPort: 1 },
+        },
+        'full.yaml',
+      ),
+    ).not.toThrow();
+  });
+});
