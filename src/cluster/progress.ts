@@ -17,7 +17,9 @@ export function defaultProgressMode(
   env: Environment = process.env,
 ): ProgressMode {
   const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0';
-  return stream.isTTY === true && !ci ? 'interactive' : 'plain';
+  // NO_COLOR (no-color.org): no colours, and no animation either.
+  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
+  return stream.isTTY === true && !ci && !noColor ? 'interactive' : 'plain';
 }
 
 /** Runs the steps in order; the first failure stops the rest and is rethrown as it was. */

@@ -23,6 +23,7 @@ export default class Down extends Command {
     kubeconfig: Flags.string({
       description: 'also remove the entries from this kubeconfig file',
     }),
+    quiet: Flags.boolean({ char: 'q', description: 'print nothing but errors' }),
   };
 
   async run(): Promise<void> {
@@ -33,7 +34,10 @@ export default class Down extends Command {
     }
     let results: DownResult[];
     try {
-      const options = { kubeconfigPath: flags.kubeconfig };
+      const options = {
+        kubeconfigPath: flags.kubeconfig,
+        ...(flags.quiet && { progress: 'silent' as const }),
+      };
       results = flags.all
         ? await downAll(options)
         : [await down(clusterName(args.name, flags.name), options)];
@@ -41,6 +45,7 @@ export default class Down extends Command {
       this.logToStderr(`Error: ${errorMessage(error)}`);
       this.exit(1);
     }
+    if (flags.quiet) return;
     if (flags.all && results.length === 0) this.logToStderr('No clusters found.');
     for (const result of results) {
       if (result.existed) this.logToStderr(`Deleted cluster "${result.name}"`);

@@ -43,6 +43,8 @@ export default class Up extends Command {
       default: '120s',
     }),
     retain: Flags.boolean({ description: 'keep what was created if creation fails (for debugging)' }),
+    quiet: Flags.boolean({ char: 'q', description: 'print nothing but errors' }),
+    output: Flags.string({ char: 'o', description: 'print the created cluster as JSON', options: ['json'] }),
     'api-port': Flags.integer({
       description: "the API server's port on 127.0.0.1 (default: a free port)",
       min: 1,
@@ -72,8 +74,13 @@ export default class Up extends Command {
         apiPort: flags['api-port'],
         kubeconfigPath: flags.kubeconfig,
         signal: controller.signal,
+        ...(flags.quiet && { progress: 'silent' as const }),
       });
-      for (const line of usageLines(result, flags.kubeconfig !== undefined)) this.log(line);
+      if (flags.output === 'json') {
+        this.log(JSON.stringify({ ...result.record, context: result.context }, null, 2));
+      } else if (!flags.quiet) {
+        for (const line of usageLines(result, flags.kubeconfig !== undefined)) this.log(line);
+      }
     } catch (error) {
       // One line (oclif's this.error would wrap it), no stack trace.
       this.logToStderr(`Error: ${errorMessage(error)}`);
