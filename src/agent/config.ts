@@ -24,6 +24,11 @@ export interface AgentConfig {
   readonly taints: readonly Taint[];
   /** The whole pod network (10.244.0.0/16); each node gets a /24 of it from node IPAM. */
   readonly podSubnet: string;
+  /**
+   * This node's /24, planned by `tkube up` and registered with the Node (node IPAM keeps it):
+   * the CNI config can then be in place before the node even registers.
+   */
+  readonly podCIDR?: string;
 }
 
 export async function readAgentConfig(path = AGENT_CONFIG_PATH): Promise<AgentConfig> {

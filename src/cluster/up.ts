@@ -5,6 +5,7 @@ import { TKUBE_VERSION } from '../api/tkube-version.js';
 import { KUBERNETES_GIT_VERSION } from '../api/version.js';
 import { httpsClient } from '../client/transports.js';
 import { ensureClusterPki } from '../pki/cluster-pki.js';
+import { generateRsaKeyPair } from '../pki/keys.js';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 import type { ClusterNetwork } from '../providers/types.js';
 import type { ClusterConfig } from './config/cluster-config.js';
@@ -26,7 +27,7 @@ import {
 } from './kubeconfig.js';
 import { kubeconfigPathForMerge } from './kubeconfig-paths.js';
 import { assertValidClusterName, kubeconfigContextName } from './name.js';
-import { MAX_NODES, type PlannedNode, POD_SUBNET, planNodes } from './nodes/node-plan.js';
+import { MAX_NODES, type PlannedNode, POD_SUBNET, planNodes, podSubnetCapacity } from './nodes/node-plan.js';
 import {
   buildNodeImage,
   createClusterNetwork,
@@ -104,6 +105,12 @@ export async function up(options: UpOptions): Promise<UpResult> {
     );
   }
   const podSubnet = config?.networking.podSubnet ?? POD_SUBNET;
+  if (nodes > podSubnetCapacity(podSubnet)) {
+    throw new ClusterError(
+      `the pod subnet ${podSubnet} has room for ${podSubnetCapacity(podSubnet)} nodes (a /24 each), not ${nodes}`,
+      'use a larger networking.podSubnet',
+    );
+  }
   assertValidClusterName(options.name);
   assertSupportedNodeCount(nodes);
   const fakeNodes = options.fakeNodes ?? 0;
@@ -115,6 +122,12 @@ export async function up(options: UpOptions): Promise<UpResult> {
   const apiPort = requestedPort ?? (await findFreePort());
   const kubeconfigPath = kubeconfigPathForMerge(options.kubeconfigPath, env);
   await assertKubeconfigWritable(kubeconfigPath);
+  // The two RSA keys (CA, service accounts) take most of the certificates' time: start at once.
+  const rsaKeys = Promise.all([generateRsaKeyPair(), generateRsaKeyPair()]).then(([ca, serviceAccount]) => ({
+    ca,
+    serviceAccount,
+  }));
+  rsaKeys.catch(() => undefined);
 
   const provider = nodes > 0 ? dockerProvider() : undefined;
   if (provider)
@@ -157,7 +170,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
             undo.push(() => provider.removeCluster(options.name));
             network = await createClusterNetwork(provider, options.name);
             record.network = { subnet: network.subnet, gateway: network.gateway };
-            planned.push(...planNodes(options.name, nodes, network, config?.nodes));
+            planned.push(...planNodes(options.name, nodes, network, config?.nodes, podSubnet));
             await writeClusterRecord(paths, record);
             checkpoint();
           },
@@ -234,10 +247,10 @@ export async function up(options: UpOptions): Promise<UpResult> {
         {
           title: 'Generating certificates',
           run: async () => {
-            pki = await ensureClusterPki(
-              paths.pkiDir,
-              network ? { apiServerSans: { ipAddresses: [network.gateway] } } : {},
-            );
+            pki = await ensureClusterPki(paths.pkiDir, {
+              rsaKeys,
+              ...(network && { apiServerSans: { ipAddresses: [network.gateway] } }),
+            });
             checkpoint();
           },
         },

@@ -1,6 +1,12 @@
 import { type KeyObject, X509Certificate } from 'node:crypto';
 import { signCertificate, toWholeSeconds } from './certificate-builder.js';
-import { generateRsaKeyPair, isSamePublicKey, parseRsaPrivateKeyPem, type RsaKeyPair } from './keys.js';
+import {
+  generateRsaKeyPair,
+  isSamePublicKey,
+  parsePrivateKeyPem,
+  parseRsaPrivateKeyPem,
+  type RsaKeyPair,
+} from './keys.js';
 
 /** kubeadm's CA lifetime: ten years of 365 days. */
 export const CA_VALIDITY_DAYS = 3650;
@@ -66,7 +72,7 @@ export function loadCertificateAuthority(
   privateKeyPem: string,
 ): CertificateAuthority {
   const certificate = parseCertificatePem(certificatePem);
-  const privateKey = parseRsaPrivateKeyPem(privateKeyPem);
+  const privateKey = parsePrivateKeyPem(privateKeyPem);
   if (!certificate.ca) {
     throw new Error(`certificate "${certificate.subject}" is not a CA (basicConstraints CA:TRUE is missing)`);
   }
@@ -77,6 +83,8 @@ export function loadCertificateAuthority(
   if (!isSamePublicKey(privateKey, certificate.publicKey)) {
     throw new Error('private key does not match the CA certificate');
   }
+  // Certificates are signed SHA-256 with RSA: the CA's key must be RSA.
+  parseRsaPrivateKeyPem(privateKeyPem);
   return { certificatePem, privateKeyPem, certificate, privateKey };
 }
 

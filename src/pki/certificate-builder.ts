@@ -1,4 +1,4 @@
-import { type KeyObject, randomBytes, sign } from 'node:crypto';
+import { createPublicKey, type KeyObject, randomBytes, sign } from 'node:crypto';
 import forge from 'node-forge';
 
 /**
@@ -21,7 +21,7 @@ export interface ForgeExtension {
 
 export interface CertificateSpec {
   subject: DistinguishedName;
-  /** SPKI PEM of the RSA key the certificate binds. */
+  /** SPKI PEM of the key (RSA or ECDSA) the certificate binds. */
   publicKeyPem: string;
   notBefore: Date;
   notAfter: Date;
@@ -40,8 +40,20 @@ interface ForgeTbsBuilder {
 }
 const forgePki = forge.pki as typeof forge.pki & ForgeTbsBuilder;
 
-// Index of the issuer Name in a TBSCertificate with an explicit version: version, serial, signature, issuer.
+// Indexes in a TBSCertificate with an explicit version: version, serial, signature, issuer,
+// validity, subject, subjectPublicKeyInfo.
 const TBS_ISSUER_INDEX = 3;
+const TBS_SUBJECT_PUBLIC_KEY_INDEX = 6;
+
+let placeholder: forge.pki.rsa.PublicKey | undefined;
+/** Any RSA public key: it only holds the place of the real (ECDSA) key while forge builds. */
+function placeholderRsaKey(): forge.pki.rsa.PublicKey {
+  placeholder ??= forge.pki.setRsaPublicKey(
+    new forge.jsbn.BigInteger('c5', 16),
+    new forge.jsbn.BigInteger('10001', 16),
+  );
+  return placeholder;
+}
 
 /** Builds, signs (SHA-256 with RSA) and PEM-encodes a certificate. */
 export function signCertificate(spec: CertificateSpec, issuer: CertificateIssuer): string {
@@ -49,7 +61,12 @@ export function signCertificate(spec: CertificateSpec, issuer: CertificateIssuer
     throw new Error('only RSA issuer keys are supported');
   }
   const certificate = forge.pki.createCertificate();
-  certificate.publicKey = forge.pki.publicKeyFromPem(spec.publicKeyPem);
+  const subjectKey = createPublicKey(spec.publicKeyPem);
+  // forge encodes only RSA keys: an ECDSA key's SubjectPublicKeyInfo is put in after building.
+  certificate.publicKey =
+    subjectKey.asymmetricKeyType === 'rsa'
+      ? forge.pki.publicKeyFromPem(spec.publicKeyPem)
+      : placeholderRsaKey();
   certificate.serialNumber = randomSerialNumber();
   certificate.validity.notBefore = spec.notBefore;
   certificate.validity.notAfter = spec.notAfter;
@@ -64,6 +81,10 @@ export function signCertificate(spec: CertificateSpec, issuer: CertificateIssuer
   if (issuer.name !== 'self' && Array.isArray(tbs.value)) {
     // Copy the issuer's subject byte for byte: Go finds a parent by comparing raw issuer and subject.
     tbs.value[TBS_ISSUER_INDEX] = issuer.name;
+  }
+  if (subjectKey.asymmetricKeyType !== 'rsa' && Array.isArray(tbs.value)) {
+    const spki = subjectKey.export({ type: 'spki', format: 'der' });
+    tbs.value[TBS_SUBJECT_PUBLIC_KEY_INDEX] = forge.asn1.fromDer(spki.toString('binary'));
   }
   certificate.tbsCertificate = tbs;
   const tbsDer = Buffer.from(forge.asn1.toDer(tbs).getBytes(), 'binary');

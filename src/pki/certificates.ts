@@ -13,7 +13,7 @@ import {
   readSubjectKeyIdentifier,
 } from './certificate-fields.js';
 import { ipAddressFromBytes, ipAddressToBytes } from './ip-address.js';
-import { generateRsaKeyPair, type RsaKeyPair } from './keys.js';
+import { generateEcdsaKeyPair, type KeyPair } from './keys.js';
 
 /** Leaf certificates live one year of 365 days, as kubeadm's. */
 export const CERTIFICATE_VALIDITY_DAYS = 365;
@@ -28,7 +28,7 @@ export interface IssuedCertificate {
 
 interface IssueOptions {
   /** The key pair to certify; a new RSA 2048 pair otherwise. */
-  keyPair?: RsaKeyPair;
+  keyPair?: KeyPair;
   /** The time the certificate starts from (before backdating); now by default. */
   now?: Date;
 }
@@ -89,7 +89,7 @@ async function issue(
   subject: { commonName: string; organizations?: readonly string[] },
   usageExtensions: ForgeExtension[],
 ): Promise<IssuedCertificate> {
-  const keyPair = options.keyPair ?? (await generateRsaKeyPair());
+  const keyPair = options.keyPair ?? (await generateEcdsaKeyPair());
   const now = options.now ?? new Date();
   const caFields = readCertificateFields(ca.certificate.raw);
   const caKeyIdentifier = readSubjectKeyIdentifier(caFields);

@@ -15,8 +15,11 @@ import {
 } from './certificates.js';
 import { canonicalIpAddress } from './ip-address.js';
 import {
+  generateEcdsaKeyPair,
   generateRsaKeyPair,
   isSamePublicKey,
+  type KeyPair,
+  parseLeafPrivateKeyPem,
   parsePublicKeyPem,
   parseRsaPrivateKeyPem,
   publicKeyPemOf,
@@ -79,6 +82,11 @@ export interface ClusterPkiOptions {
   apiServerSans?: SubjectAltNameRequest;
   /** CN of a CA created now; an existing CA keeps its own. */
   caCommonName?: string;
+  /**
+   * RSA keys made ahead of time (their generation dominates), used only for what is created
+   * now: the CA's and the service-account signing key.
+   */
+  rsaKeys?: Promise<{ ca: RsaKeyPair; serviceAccount: RsaKeyPair }>;
 }
 
 export interface StoredCertificate extends IssuedCertificate {
@@ -164,12 +172,14 @@ export async function ensureClusterPki(dir: string, options: ClusterPkiOptions =
   const existingSa =
     saKeyPem === undefined ? undefined : loadServiceAccountKey(saKeyPem, saPublicKeyPem, path);
 
-  // Key generation dominates the cost: run all of it at once on the thread pool.
+  // RSA key generation dominates the cost: run it at once on the thread pool. The CA and the
+  // service-account key (RS256) are RSA; leaf certificates use ECDSA P-256, made in a millisecond.
+  const early = options.rsaKeys;
   const [caKeys, apiServerKeys, adminKeys, saKeys] = await Promise.all([
-    existingCa ? undefined : generateRsaKeyPair(),
-    existingApiServer ? undefined : generateRsaKeyPair(),
-    existingAdmin ? undefined : generateRsaKeyPair(),
-    existingSa ? undefined : generateRsaKeyPair(),
+    existingCa ? undefined : early ? early.then((keys) => keys.ca) : generateRsaKeyPair(),
+    existingApiServer ? undefined : generateEcdsaKeyPair(),
+    existingAdmin ? undefined : generateEcdsaKeyPair(),
+    existingSa ? undefined : early ? early.then((keys) => keys.serviceAccount) : generateRsaKeyPair(),
   ]);
 
   const writes: Promise<void>[] = [];
@@ -232,7 +242,7 @@ export async function ensureApiServerKubeletClientCertificate(
   );
   assertWholePair(pair);
   const existing = loadStoredLeaf(pair, pki.ca, pki.ca.certificatePath);
-  const keys = existing ? undefined : await generateRsaKeyPair();
+  const keys = existing ? undefined : await generateEcdsaKeyPair();
   const writes: Promise<void>[] = [];
   const leaf = await ensureLeaf(
     pair,
@@ -301,11 +311,11 @@ function coversSubjectAltNames(
 async function ensureLeaf(
   pair: PemPair,
   existing: LoadedLeaf | undefined,
-  newKeys: RsaKeyPair | undefined,
+  newKeys: KeyPair | undefined,
   writePem: (file: string, pem: string, mode: number) => void,
   policy: {
     isCurrent: (certificate: X509Certificate) => boolean;
-    issue: (keyPair: RsaKeyPair) => Promise<IssuedCertificate>;
+    issue: (keyPair: KeyPair) => Promise<IssuedCertificate>;
   },
 ): Promise<StoredCertificate> {
   const paths = { certificatePath: pair.certificatePath, privateKeyPath: pair.keyPath };
@@ -356,7 +366,7 @@ function inFile<T>(file: string, check: () => T): T {
 
 function loadCertificateAndKey(pair: PemPair): LoadedLeaf {
   const certificate = inFile(pair.certificatePath, () => parseCertificatePem(pair.certificatePem!));
-  const privateKey = inFile(pair.keyPath, () => parseRsaPrivateKeyPem(pair.keyPem!));
+  const privateKey = inFile(pair.keyPath, () => parseLeafPrivateKeyPem(pair.keyPem!));
   if (!isSamePublicKey(privateKey, certificate.publicKey)) {
     throw new PkiFileError(
       pair.keyPath,

@@ -4,11 +4,14 @@ import { promisify } from 'node:util';
 /** The size of every RSA key tkube makes, as kubeadm's default. */
 export const RSA_KEY_BITS = 2048;
 
-/** An RSA key pair as PEM: PKCS#8 (`PRIVATE KEY`) and SPKI (`PUBLIC KEY`). */
-export interface RsaKeyPair {
+/** A key pair as PEM: PKCS#8 (`PRIVATE KEY`) and SPKI (`PUBLIC KEY`). */
+export interface KeyPair {
   privateKeyPem: string;
   publicKeyPem: string;
 }
+
+/** An RSA key pair (the CA's and the service-account signing key). */
+export type RsaKeyPair = KeyPair;
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -21,6 +24,30 @@ export async function generateRsaKeyPair(): Promise<RsaKeyPair> {
     publicKeyEncoding: { type: 'spki', format: 'pem' },
   });
   return { privateKeyPem: privateKey, publicKeyPem: publicKey };
+}
+
+/**
+ * Generates an ECDSA P-256 key pair, for leaf certificates (kubeadm's `ECDSA-P256`): a
+ * millisecond to make where an RSA 2048 key takes a few hundred, and faster TLS handshakes.
+ */
+export async function generateEcdsaKeyPair(): Promise<KeyPair> {
+  const { privateKey, publicKey } = await generateKeyPairAsync('ec', {
+    namedCurve: 'prime256v1',
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  return { privateKeyPem: privateKey, publicKeyPem: publicKey };
+}
+
+/** Parses a leaf certificate's private key: RSA (older clusters) or ECDSA. */
+export function parseLeafPrivateKeyPem(pem: string): KeyObject {
+  const key = parsePrivateKeyPem(pem);
+  if (key.asymmetricKeyType !== 'rsa' && key.asymmetricKeyType !== 'ec') {
+    throw new Error(
+      `expected an RSA or ECDSA private key, found ${key.asymmetricKeyType ?? 'an unknown key type'}`,
+    );
+  }
+  return key;
 }
 
 /** Parses an unencrypted PEM private key, PKCS#1 (`RSA PRIVATE KEY`) or PKCS#8 (`PRIVATE KEY`). */

@@ -14,6 +14,8 @@ export interface NodeIdentity {
   readonly labels: Readonly<Record<string, string>>;
   /** `--register-with-taints`. */
   readonly taints: readonly Taint[];
+  /** The pod CIDR `tkube up` planned for the node, registered as node IPAM would assign it. */
+  readonly podCIDR?: string;
 }
 
 export interface NodeFacts {
@@ -53,7 +55,10 @@ export function initialNode(identity: NodeIdentity, facts: NodeFacts): Node {
       labels: { ...wellKnownLabels(identity.name, facts.systemInfo.architecture), ...identity.labels },
       annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
     },
-    spec: identity.taints.length > 0 ? { taints: [...identity.taints] } : {},
+    spec: {
+      ...(identity.podCIDR && { podCIDR: identity.podCIDR, podCIDRs: [identity.podCIDR] }),
+      ...(identity.taints.length > 0 && { taints: [...identity.taints] }),
+    },
     status: {
       addresses: [
         { type: 'InternalIP', address: identity.internalIP },

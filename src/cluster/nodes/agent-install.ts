@@ -78,6 +78,7 @@ export async function installAgent(provider: NodeProvider, install: AgentInstall
     labels: {},
     taints: [],
     podSubnet: install.podSubnet,
+    podCIDR: node.podCIDR,
   };
   await provider.copyFiles(node.name, [
     { path: `${PKI_DIR}/ca.crt`, content: ca.certificatePem },

@@ -36,7 +36,11 @@ function authorityKeyIdentifierHex(pem: string): string {
 
 /** Checks a DER INTEGER serial: positive, minimal, at most 128 bits of value. */
 function expectPositive128BitSerial(pem: string): bigint {
-  const hex = forge.pki.certificateFromPem(pem).serialNumber;
+  // The serial INTEGER's DER content, read from the TBSCertificate (version, serial, ...).
+  const certificate = forge.asn1.fromDer(Buffer.from(new X509Certificate(pem).raw).toString('binary'));
+  const tbs = (certificate.value as forge.asn1.Asn1[])[0]!;
+  const serial = (tbs.value as forge.asn1.Asn1[])[1]!;
+  const hex = forge.util.bytesToHex(serial.value as string);
   const bytes = Buffer.from(hex, 'hex');
   expect(bytes[0]! & 0x80).toBe(0);
   if (bytes[0] === 0) expect(bytes[1]! & 0x80).toBe(0x80);
