@@ -6,14 +6,9 @@ import { SharedInformerFactory } from '../client/informers/index.js';
 import { NODES } from '../client/resources.js';
 import { httpsClient } from '../client/transports.js';
 import { readAgentConfig } from './config.js';
-import {
-  CLUSTER_DNS_IP,
-  clusterNameOfNode,
-  Kubelet,
-  parseResolvConf,
-  podUsableHostDns,
-} from './kubelet/index.js';
+import { clusterNameOfNode, Kubelet, parseResolvConf } from './kubelet/index.js';
 import { startKubeletServer } from './kubelet/server/index.js';
+import { writeCniConfig } from './network/cni-config.js';
 import { runCommand } from './network/host-commands.js';
 import { PodNetwork } from './network/pod-network.js';
 import { NodeLease } from './node/lease.js';
@@ -50,7 +45,7 @@ async function main(): Promise<void> {
     nodeName: config.nodeName,
     nodeIP: config.nodeIP,
     clusterName: clusterNameOfNode(config.nodeName),
-    hostDns: podUsableHostDns(hostResolvConf, [CLUSTER_DNS_IP]),
+    hostDns: hostResolvConf,
     node: () => registered,
     // The runtime's readiness decides the node's: report a change now, not at the next tick.
     onRuntimeHealthChange: () => reportStatus(),
@@ -70,7 +65,10 @@ async function main(): Promise<void> {
     internalIP: config.nodeIP,
     labels: config.labels,
     taints: config.taints,
+    ...(config.podCIDR && { podCIDR: config.podCIDR }),
   };
+  // With a planned pod CIDR, containerd's network can be ready before the Node registers.
+  if (config.podCIDR) await writeCniConfig(config.podCIDR);
   const status = new NodeStatusManager(client, identity, { facts: () => readNodeFacts(runCommand), health });
   await kubelet.health.check();
   registered = await status.register();

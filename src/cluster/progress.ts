@@ -22,6 +22,12 @@ export function defaultProgressMode(
   return stream.isTTY === true && !ci && !noColor ? 'interactive' : 'plain';
 }
 
+/** The title of the step that failed, for the caller's one-line error. */
+export function failedStepOf(error: unknown): string | undefined {
+  return failedSteps.get(error as object);
+}
+const failedSteps = new WeakMap<object, string>();
+
 /** Runs the steps in order; the first failure stops the rest and is rethrown as it was. */
 export async function runSteps(steps: Step[], mode: ProgressMode): Promise<void> {
   const processOutput = new ProcessOutput(process.stderr, process.stderr);
@@ -37,6 +43,7 @@ export async function runSteps(steps: Step[], mode: ProgressMode): Promise<void>
           });
         } catch (error) {
           failure = { error };
+          if (typeof error === 'object' && error !== null) failedSteps.set(error, step.title);
           // The progress line shows the first line only; the caller reports the whole error.
           throw new Error(firstLine(error));
         }

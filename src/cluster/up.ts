@@ -1,3 +1,6 @@
+import { copyFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 // `tkube up`: checks, then a pipeline of named steps; any failure undoes what was done, so a
 // failed `up` leaves no process, state directory or kubeconfig entry behind.
 
@@ -37,7 +40,7 @@ import {
 } from './nodes/node-steps.js';
 import { labelNodes, waitForNodesReady } from './nodes/wait-ready.js';
 import { assertPortAvailable, findFreePort } from './ports.js';
-import { defaultProgressMode, type ProgressMode, runSteps, type Step } from './progress.js';
+import { defaultProgressMode, failedStepOf, type ProgressMode, runSteps, type Step } from './progress.js';
 import { waitForReadyz } from './readiness.js';
 import {
   type ClusterPaths,
@@ -306,16 +309,33 @@ export async function up(options: UpOptions): Promise<UpResult> {
   } catch (error) {
     // Containers still being created must settle before their removal.
     await containersStarted.catch(() => undefined);
+    // The state directory goes with the rollback: keep the control plane's log for the user.
+    const keptLog = options.retain
+      ? paths.controlPlaneLog
+      : await keepLog(paths.controlPlaneLog, options.name);
     if (!options.retain) for (const action of undo.reverse()) await action().catch(() => undefined);
     if (options.signal?.aborted) {
       throw new ClusterError(`interrupted: cluster ${JSON.stringify(options.name)} was not created`);
     }
     if (error instanceof ClusterError) throw error;
+    const step = failedStepOf(error);
     throw new ClusterError(
-      `failed to create cluster ${JSON.stringify(options.name)}: ${errorMessage(error)}`,
+      `failed to create cluster ${JSON.stringify(options.name)}: ${errorMessage(error)}${step ? ` (step: ${step})` : ''}`,
+      options.retain
+        ? `what was created is kept (--retain); the control plane log is ${keptLog}`
+        : `everything created was removed (--retain keeps it)${keptLog ? `; the control plane log is in ${keptLog}` : ''}`,
     );
   }
   return { record, context, kubeconfigPath };
+}
+
+/** Copies a log out of the state directory about to be removed; undefined when there is none. */
+async function keepLog(path: string, cluster: string): Promise<string | undefined> {
+  const kept = join(tmpdir(), `tkube-${cluster}-failed-${Date.now()}.log`);
+  return copyFile(path, kept).then(
+    () => kept,
+    () => undefined,
+  );
 }
 
 /** Nodes: a whole number from 0 to MAX_NODES. */

@@ -65,7 +65,7 @@ export interface KubeletOptions {
   readonly volumes?: VolumeManager;
   readonly clusterDNS?: readonly string[];
   readonly clusterDomain?: string;
-  /** The node's resolver for pods with dnsPolicy Default (already usable from a pod). */
+  /** The node's resolver, for pods with dnsPolicy Default. */
   readonly hostDns?: DnsSettings['host'];
   readonly rootDir?: string;
   readonly logRoot?: string;
@@ -418,7 +418,14 @@ export class Kubelet {
     }
 
     this.trackProbes(pod, runtime);
-    if (!this.statuses.get(worker.uid)) this.setStatus(worker, runtime, false);
+    // The status of what the runtime holds now goes out first: a sync may take a while (a grace
+    // period, an image pull), and a pod whose containers are all done is terminal already.
+    const before = this.setStatus(worker, runtime, false);
+    if (before.phase === 'Succeeded' || before.phase === 'Failed') {
+      worker.terminal = true;
+      await this.finish(worker, runtime);
+      return undefined;
+    }
     let wakeAt: number | undefined;
     try {
       const result = await this.syncer.syncPod(pod, runtime, () => this.mounts(worker));
@@ -430,8 +437,9 @@ export class Kubelet {
       worker.mountRetryMs = Math.min(worker.mountRetryMs * 2, MOUNT_RETRY_MAX_MS);
     }
 
+    // The runtime as the sync left it, for the status. PLEG still compares against the state
+    // before the sync: a container that started and already exited must wake the worker again.
     const after = await this.reader.read(worker.uid);
-    this.pleg.remember(after);
     this.trackProbes(pod, after);
     const status = this.setStatus(worker, after, false);
     if (status.phase === 'Succeeded' || status.phase === 'Failed') {
@@ -494,12 +502,14 @@ export class Kubelet {
     }
   }
 
-  /** A pod whose containers will not run again: sidecars and sandbox stopped, volumes gone. */
+  /**
+   * A pod whose containers will not run again: sidecars and sandbox stopped. Its files stay
+   * until the pod is deleted (termination messages, volumes the containers wrote).
+   */
   private async finish(worker: PodWorker, runtime: PodRuntime): Promise<void> {
     if (!worker.finished) {
       await killPod(this.syncer.killDeps, worker.pod, runtime);
       this.probes.removePod(worker.uid);
-      await this.volumes.tearDown(worker.uid);
       worker.finished = true;
       runtime = await this.reader.read(worker.uid);
       this.pleg.remember(runtime);

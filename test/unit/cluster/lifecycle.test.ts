@@ -111,8 +111,13 @@ describe('cluster lifecycle', () => {
     const failure = upWith('crash', { name: 'dev', env });
     await expect(failure).rejects.toBeInstanceOf(ClusterError);
     await expect(failure).rejects.toThrow(
-      /^failed to create cluster "dev": the control plane exited with code 3 before the API server was ready; the last lines of its log:\n.*\n {2}fatal: cannot open the database$/,
+      /^failed to create cluster "dev": the control plane exited with code 3 before the API server was ready; the last lines of its log:\n.*\n {2}fatal: cannot open the database \(step: Waiting for the API server to be ready\); everything created was removed \(--retain keeps it\); the control plane log is in \S+\.log$/,
     );
+    // The log outlives the rolled-back state directory.
+    const kept = /the control plane log is in (\S+\.log)$/.exec(
+      String(await failure.catch((error: Error) => error.message)),
+    )![1]!;
+    expect(readFileSync(kept, 'utf8')).toContain('fatal: cannot open the database');
     expect(existsSync(clusterPaths('dev', env).dir)).toBe(false);
     expect(contexts(kubeconfig)?.contexts ?? []).toEqual([]);
   });

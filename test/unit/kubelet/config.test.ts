@@ -89,6 +89,10 @@ describe('pod DNS', () => {
     expect(podUsableHostDns({ ...conf, servers: ['192.168.1.1'] }, ['10.96.0.10']).servers).toEqual([
       '192.168.1.1',
     ]);
+    const docker = { ...settings, host: conf };
+    expect(podDnsConfig(pod({ dnsPolicy: 'Default' }), docker).config.servers).toEqual(['10.96.0.10']);
+    // Host-network pods share the node's network namespace, where Docker's resolver answers.
+    expect(podDnsConfig(pod({ hostNetwork: true }), docker).config.servers).toEqual(['127.0.0.11']);
   });
 });
 

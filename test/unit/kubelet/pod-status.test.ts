@@ -236,6 +236,16 @@ describe('pod status', () => {
     });
   });
 
+  it('keeps a reported termination message the runtime can no longer read', () => {
+    const spec = container('app');
+    const done = running(spec, 'exited', { exitCode: 1, reason: 'Error' });
+    const p = pod({ containers: [spec], restartPolicy: 'Never' });
+    const previous = statusOf(p, runtimeOf([sandbox()], [{ ...done, message: 'last words' }]));
+    expect(previous.containerStatuses?.[0]?.state?.terminated?.message).toBe('last words');
+    const again = statusOf(p, runtimeOf([sandbox()], [done]), { previous });
+    expect(again.containerStatuses?.[0]?.state?.terminated?.message).toBe('last words');
+  });
+
   it('gives host-network pods the node address', () => {
     const p = pod({ hostNetwork: true });
     const status = statusOf(p, runtimeOf([], []));

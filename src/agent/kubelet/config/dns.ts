@@ -22,7 +22,7 @@ export interface ResolvConf {
 export interface DnsSettings {
   readonly clusterDNS: readonly string[];
   readonly clusterDomain: string;
-  /** The node's resolver (--resolv-conf). */
+  /** The node's resolver (--resolv-conf), as the node's resolv.conf says. */
   readonly host: ResolvConf;
 }
 
@@ -139,9 +139,11 @@ export function podDnsConfig(pod: Pod, settings: DnsSettings): PodDns {
     searches = unique([`${namespace}.svc.${domain}`, `svc.${domain}`, domain, ...settings.host.searches]);
     options = [...DEFAULT_OPTIONS];
   } else if (type !== 'none') {
-    servers = [...settings.host.servers];
-    searches = [...settings.host.searches];
-    options = [...settings.host.options];
+    // On the host network the node's resolver answers as it is; elsewhere loopback servers cannot.
+    const host = pod.spec?.hostNetwork ? settings.host : podUsableHostDns(settings.host, settings.clusterDNS);
+    servers = [...host.servers];
+    searches = [...host.searches];
+    options = [...host.options];
   }
   const extra = pod.spec?.dnsConfig;
   if (extra) {

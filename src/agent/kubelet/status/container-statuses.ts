@@ -82,6 +82,22 @@ function runningResources(spec: Container, status: ContainerStatus): void {
   status.resources = { ...(limits ? { limits } : {}), ...(requests ? { requests } : {}) };
 }
 
+/**
+ * A termination message once reported stays: its file may be gone by now (a restarted kubelet
+ * reading a pod whose files were cleaned up).
+ */
+function keepReportedMessage(
+  state: ContainerState,
+  previous: ContainerStatus | undefined,
+  containerID: string,
+): void {
+  const terminated = state.terminated;
+  if (!terminated || terminated.message) return;
+  for (const earlier of [previous?.state?.terminated, previous?.lastState?.terminated]) {
+    if (earlier?.containerID === containerID && earlier.message) terminated.message = earlier.message;
+  }
+}
+
 export function containerStatuses(
   pod: Pod,
   runtime: PodRuntime,
@@ -142,6 +158,7 @@ export function containerStatuses(
     seen.set(spec.name, count + 1);
     const containerID = `${CONTAINER_RUNTIME_SCHEME}${runtimeContainer.id}`;
     const state = runtimeState(runtimeContainer, containerID);
+    keepReportedMessage(state, old.get(spec.name), containerID);
     if (count === 1) {
       statuses.get(spec.name)!.lastState = state;
       continue;

@@ -209,6 +209,10 @@ export class PodSyncer {
       const container = pod.spec!.initContainers![index]!;
       const started = await start(container, 'init');
       if (!started && !isRestartableInitContainer(container)) return { wakeAt: earliest(wakeups) };
+      // A started sidecar without a startup probe lets initialization go on: no runtime change
+      // will announce that, so the next sync comes at once.
+      if (started && isRestartableInitContainer(container) && !container.startupProbe)
+        wakeups.push(Date.now());
     }
     for (const index of actions.containersToStart) {
       await start(pod.spec!.containers[index]!, 'container');
