@@ -41,6 +41,8 @@ export interface ControlPlaneOptions {
 export interface RunningControlPlane {
   readonly apiServer: ApiServer;
   readonly port: number;
+  /** The simulated nodes, when started with `fakeNodes` (tests stop one node's kubelet through it). */
+  readonly fakeNodes?: FakeNodes;
   /** An in-process client acting as `identity` (see loopback.ts for controller and scheduler identities). */
   loopbackClient(identity: UserInfo, component: string): Client;
   stop(): Promise<void>;
@@ -151,6 +153,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   return {
     apiServer,
     port,
+    fakeNodes,
     loopbackClient: (identity, component) => loopback.client(identity, component),
     async stop() {
       ready = false;

@@ -2,8 +2,11 @@ import { Duplex } from 'node:stream';
 
 /**
  * Two connected in-memory streams, like the ends of a socket: what one writes the other reads.
- * Node 20 has no `stream.duplexPair`. A write completes only once the other end has room, so
- * a slow reader holds the writer back as a socket would.
+ * Node 20 has no `stream.duplexPair`. A write completes at once, as a write into a socket's
+ * kernel buffer does: an HTTP/2 session stops reading while a write of its own is pending, so
+ * ends whose writes waited for the peer to read would deadlock once both had a write pending
+ * (seen as a loopback client hanging under hundreds of concurrent requests). HTTP/2 flow
+ * control bounds what can pile up unread.
  */
 export function duplexPair(): [Duplex, Duplex] {
   const a = new DuplexEnd();
@@ -15,18 +18,14 @@ export function duplexPair(): [Duplex, Duplex] {
 
 class DuplexEnd extends Duplex {
   peer!: DuplexEnd;
-  /** The callback of a write waiting for the peer to read. */
-  private blockedWrite: (() => void) | undefined;
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    if (this.peer.push(chunk)) callback();
-    else this.blockedWrite = callback;
+    this.peer.push(chunk);
+    callback();
   }
 
   override _read(): void {
-    const resume = this.peer.blockedWrite;
-    this.peer.blockedWrite = undefined;
-    resume?.();
+    // Data arrives by the peer's writes.
   }
 
   override _final(callback: (error?: Error | null) => void): void {
@@ -36,7 +35,6 @@ class DuplexEnd extends Duplex {
 
   /** Closing one end resets the other, as a closed socket does. */
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.blockedWrite = undefined;
     if (!this.peer.destroyed) this.peer.destroy();
     callback(error);
   }

@@ -76,6 +76,8 @@ export class FakeNodes {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly networkReady = new Set<string>();
+  /** Nodes whose kubelet was stopped (`stopNode`): no lease, no status, no pod updates. */
+  private readonly stopped = new Set<string>();
   private allReady: (() => void) | undefined;
   private running: Promise<void> | undefined;
 
@@ -97,11 +99,12 @@ export class FakeNodes {
       maxRetries: Number.MAX_SAFE_INTEGER,
       sync: (key) => this.syncPod(key),
     });
-    this.controller.watch(this.pods, (pod) =>
-      this.kubelets.has(pod.spec?.nodeName ?? '')
+    this.controller.watch(this.pods, (pod) => {
+      const nodeName = pod.spec?.nodeName ?? '';
+      return this.kubelets.has(nodeName) && !this.stopped.has(nodeName)
         ? [`${pod.metadata?.namespace}/${pod.metadata?.name}`]
-        : undefined,
-    );
+        : undefined;
+    });
     this.pods.addEventHandler({
       onDelete: (deleted) => {
         const pod = objectOf(deleted);
@@ -176,6 +179,26 @@ export class FakeNodes {
     await Promise.all(this.clients.map((client) => client.close()));
   }
 
+  /**
+   * Stops one node's kubelet, as if its process died: its Lease is no longer renewed, its status
+   * no longer reported, and its pods no longer updated (deleted ones stay Terminating). The Node
+   * stays registered; the node lifecycle controller notices once the grace period has passed.
+   */
+  stopNode(name: string): void {
+    if (!this.kubelets.has(name)) throw new Error(`no fake node named ${name}`);
+    this.stopped.add(name);
+  }
+
+  /** Starts a stopped kubelet again: it reports status and renews its Lease, and syncs its pods. */
+  restartNode(name: string): void {
+    const kubelet = this.kubelets.get(name);
+    if (!kubelet) throw new Error(`no fake node named ${name}`);
+    if (!this.stopped.delete(name)) return;
+    this.run(`${name}: lease renewal`, () => kubelet.lease.renew(), true);
+    this.run(`${name}: status report`, () => kubelet.reportStatus(), true);
+    for (const pod of this.pods.indexer.byIndex(NODE_NAME_INDEX, name)) this.controller.enqueue(pod);
+  }
+
   private async registerWithRetry(kubelet: FakeKubelet): Promise<void> {
     for (;;) {
       try {
@@ -189,17 +212,16 @@ export class FakeNodes {
     }
     // Staggered by registration, so a thousand leases do not all renew in the same instant.
     const leasePeriod = this.options.leaseRenewIntervalMs ?? NODE_LEASE_RENEW_INTERVAL_MS;
-    this.every(leasePeriod, `${kubelet.name}: lease renewal`, () => kubelet.lease.renew());
-    this.every(NODE_STATUS_REPORT_FREQUENCY_MS, `${kubelet.name}: status report`, () =>
-      kubelet.reportStatus(),
-    );
+    this.every(leasePeriod, kubelet.name, 'lease renewal', () => kubelet.lease.renew());
+    this.every(NODE_STATUS_REPORT_FREQUENCY_MS, kubelet.name, 'status report', () => kubelet.reportStatus());
   }
 
   private onNetworkReady(kubelet: FakeKubelet): void {
     for (const pod of this.pods.indexer.byIndex(NODE_NAME_INDEX, kubelet.name)) kubelet.claimAddress(pod);
     for (const pod of this.pods.indexer.byIndex(NODE_NAME_INDEX, kubelet.name)) this.controller.enqueue(pod);
     // Ready now, with `pods` capped by the CIDR, rather than at the next report.
-    this.run(`${kubelet.name}: status report`, () => kubelet.reportStatus(), true);
+    if (!this.stopped.has(kubelet.name))
+      this.run(`${kubelet.name}: status report`, () => kubelet.reportStatus(), true);
     this.networkReady.add(kubelet.name);
     this.checkAllReady();
   }
@@ -211,14 +233,21 @@ export class FakeNodes {
   private async syncPod(key: string) {
     const { namespace, name } = splitKey(key);
     const pod = this.pods.lister.get(namespace, name);
-    if (!pod) return undefined;
-    return this.kubelets.get(pod.spec?.nodeName ?? '')?.syncPod(pod);
+    const nodeName = pod?.spec?.nodeName ?? '';
+    if (!pod || this.stopped.has(nodeName)) return undefined;
+    return this.kubelets.get(nodeName)?.syncPod(pod);
   }
 
-  /** Runs `task` every `intervalMs` (1 s after a failure) until stopped. */
-  private every(intervalMs: number, what: string, task: () => Promise<unknown>): void {
+  /** Runs a node's `task` every `intervalMs` (1 s after a failure) until stopped; skipped while its kubelet is. */
+  private every(intervalMs: number, nodeName: string, what: string, task: () => Promise<unknown>): void {
     const tick = (): void => {
-      this.run(what, task, false).then((ok) => this.later(ok ? intervalMs : RETRY_MS, tick));
+      if (this.stopped.has(nodeName)) {
+        this.later(intervalMs, tick);
+        return;
+      }
+      this.run(`${nodeName}: ${what}`, task, false).then((ok) =>
+        this.later(ok ? intervalMs : RETRY_MS, tick),
+      );
     };
     this.later(intervalMs, tick);
   }
