@@ -2,16 +2,33 @@
 // API server), once with plain pods and once with required pod anti-affinity plus a zone topology
 // spread constraint. Prints pods/s and cycle latency percentiles.
 //   npx tsx scripts/bench/scheduler-core.ts [--nodes 1000] [--pods 10000] [--scenario plain|constrained]
+// `scheduler.ts` (npm run bench:scheduler) prints these figures next to the end-to-end ones.
+import { pathToFileURL } from 'node:url';
 import type { Node, Pod } from '../../src/api/types/core-v1.generated.js';
 import { Scheduler } from '../../src/scheduler/index.js';
 
-interface Options {
+export interface Options {
   nodes: number;
   pods: number;
   scenarios: string[];
 }
 
-function parseArgs(argv: readonly string[]): Options {
+/** What one scenario measured; latencies are of the scheduling cycle, in ms. */
+export interface CoreFigures {
+  readonly podsPerSecond: number;
+  readonly podsPerCpuSecond: number;
+  readonly seconds: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+/** Zone of the node with this index: ten zones, as the end-to-end bench labels its nodes too. */
+export function zoneOf(index: number): string {
+  return `zone-${index % 10}`;
+}
+
+export function parseArgs(argv: readonly string[]): Options {
   const options: Options = { nodes: 1000, pods: 10_000, scenarios: ['plain', 'constrained'] };
   for (let index = 0; index < argv.length; index++) {
     const value = argv[index + 1];
@@ -30,7 +47,7 @@ function makeNode(index: number): Node {
       uid: `uid-${name}`,
       labels: {
         'kubernetes.io/hostname': name,
-        'topology.kubernetes.io/zone': `zone-${index % 10}`,
+        'topology.kubernetes.io/zone': zoneOf(index),
         'topology.kubernetes.io/region': 'region-1',
       },
     },
@@ -43,20 +60,15 @@ function makeNode(index: number): Node {
   };
 }
 
-function makePod(index: number, constrained: boolean): Pod {
-  const name = `pod-${index}`;
+/**
+ * The benchmark's pod: 100m cpu and 128Mi; `constrained` adds required anti-affinity per node
+ * and a zone spread (maxSkew 1) within its group (one of 100).
+ */
+export function benchPod(index: number, constrained: boolean): Pod {
   const group = `group-${index % 100}`;
   const pod: Pod = {
-    metadata: {
-      name,
-      namespace: 'default',
-      uid: `uid-${name}`,
-      labels: { app: group },
-      resourceVersion: '1',
-    },
+    metadata: { name: `pod-${index}`, namespace: 'default', labels: { app: group } },
     spec: {
-      schedulerName: 'default-scheduler',
-      priority: 0,
       containers: [
         {
           name: 'main',
@@ -87,11 +99,22 @@ function makePod(index: number, constrained: boolean): Pod {
   return pod;
 }
 
+/** The pod as the API server would hand it to the scheduler: uid, resourceVersion, defaults. */
+function storedPod(index: number, constrained: boolean): Pod {
+  const pod = benchPod(index, constrained);
+  return {
+    ...pod,
+    metadata: { ...pod.metadata, uid: `uid-${pod.metadata!.name}`, resourceVersion: '1' },
+    spec: { ...pod.spec!, schedulerName: 'default-scheduler', priority: 0 },
+    status: { phase: 'Pending' },
+  };
+}
+
 function percentile(sorted: Float64Array, fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
 }
 
-async function runScenario(name: string, options: Options): Promise<void> {
+export async function runCoreScenario(name: string, options: Options): Promise<CoreFigures> {
   const constrained = name === 'constrained';
   let bound = 0;
   const pending = new Map<string, Pod>();
@@ -110,7 +133,7 @@ async function runScenario(name: string, options: Options): Promise<void> {
   });
   for (let index = 0; index < options.nodes; index++) scheduler.onNodeAdd(makeNode(index));
   for (let index = 0; index < options.pods; index++) {
-    const pod = makePod(index, constrained);
+    const pod = storedPod(index, constrained);
     pending.set(`default/${pod.metadata!.name}`, pod);
     scheduler.onPodAdd(pod);
   }
@@ -154,12 +177,25 @@ async function runScenario(name: string, options: Options): Promise<void> {
   const rate = (options.pods / elapsed) * 1000;
   // Per CPU-second as well: on a shared machine wall time also measures the neighbours.
   const cpuRate = (options.pods / cpuMs) * 1000;
-  console.log(
-    `${name.padEnd(12)} ${options.pods} pods on ${options.nodes} nodes: ${rate.toFixed(0)} pods/s ` +
-      `(${cpuRate.toFixed(0)} per CPU-second; ${(elapsed / 1000).toFixed(2)} s; cycle p50 ${percentile(sorted, 0.5).toFixed(2)} ms, ` +
-      `p99 ${percentile(sorted, 0.99).toFixed(2)} ms, max ${sorted[sorted.length - 1]!.toFixed(2)} ms; bound ${bound})`,
-  );
+  if (bound !== options.pods) throw new Error(`${name}: bound ${bound} of ${options.pods} pods`);
+  return {
+    podsPerSecond: rate,
+    podsPerCpuSecond: cpuRate,
+    seconds: elapsed / 1000,
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    maxMs: sorted[sorted.length - 1]!,
+  };
 }
 
-const options = parseArgs(process.argv.slice(2));
-for (const scenario of options.scenarios) await runScenario(scenario, options);
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const options = parseArgs(process.argv.slice(2));
+  for (const scenario of options.scenarios) {
+    const figures = await runCoreScenario(scenario, options);
+    console.log(
+      `${scenario.padEnd(12)} ${options.pods} pods on ${options.nodes} nodes: ${figures.podsPerSecond.toFixed(0)} pods/s ` +
+        `(${figures.podsPerCpuSecond.toFixed(0)} per CPU-second; ${figures.seconds.toFixed(2)} s; cycle p50 ${figures.p50Ms.toFixed(2)} ms, ` +
+        `p99 ${figures.p99Ms.toFixed(2)} ms, max ${figures.maxMs.toFixed(2)} ms)`,
+    );
+  }
+}

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:http2';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { HTTP2_SESSION_MEMORY_MB } from './rest/connection.js';
 import { createRestClient } from './rest/rest-client.js';
 import type { Client } from './types.js';
 
@@ -39,7 +40,7 @@ export function httpsClient(options: HttpsClientOptions): Client {
     component: options.component,
     token: options.token,
     maxConcurrentRequests: options.maxConcurrentRequests,
-    connect: () => connect(options.server, tls),
+    connect: () => connect(options.server, { ...tls, maxSessionMemory: HTTP2_SESSION_MEMORY_MB }),
   });
 }
 

@@ -8,6 +8,7 @@ import type { KubeletClientCredentials } from '../apiserver/handlers/pod-logs.js
 import type { WatchSettings } from '../apiserver/handlers/watch.js';
 import type { UserInfo } from '../apiserver/http/types.js';
 import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';
+import { HTTP2_SESSION_MEMORY_MB } from '../client/rest/connection.js';
 import type { Client } from '../client/types.js';
 import { type ClusterSettings, DEFAULT_CLUSTER_SETTINGS } from '../controllers/context.js';
 import { ensureApiServerKubeletClientCertificate, ensureClusterPki } from '../pki/cluster-pki.js';
@@ -100,6 +101,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
         requestCert: true,
         rejectUnauthorized: false,
         allowHTTP1: true,
+        maxSessionMemory: HTTP2_SESSION_MEMORY_MB,
       },
       apiServer.handle,
     );

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Http2Server, type Http2Session } from 'node:http2';
 import type { ApiServer } from '../apiserver/api-server.js';
 import type { UserInfo } from '../apiserver/http/types.js';
+import { HTTP2_SESSION_MEMORY_MB } from '../client/rest/connection.js';
 import { createRestClient } from '../client/rest/rest-client.js';
 import type { Client } from '../client/types.js';
 import { serviceAccountGroups, serviceAccountUsername } from '../pki/service-account-claims.js';
@@ -31,7 +32,7 @@ export class Loopback {
   private readonly clients = new Set<Client>();
 
   constructor(private readonly apiServer: ApiServer) {
-    this.server = createServer(apiServer.handle);
+    this.server = createServer({ maxSessionMemory: HTTP2_SESSION_MEMORY_MB }, apiServer.handle);
     this.server.on('session', (session: Http2Session) => {
       this.sessions.add(session);
       session.once('close', () => this.sessions.delete(session));
@@ -47,7 +48,10 @@ export class Loopback {
       connect: () => {
         const [clientEnd, serverEnd] = duplexPair();
         this.server.emit('connection', serverEnd);
-        return connect('http://loopback', { createConnection: () => clientEnd });
+        return connect('http://loopback', {
+          createConnection: () => clientEnd,
+          maxSessionMemory: HTTP2_SESSION_MEMORY_MB,
+        });
       },
     });
     this.clients.add(client);

@@ -10,6 +10,14 @@ import {
   type IncomingHttpStatusHeader,
 } from 'node:http2';
 
+/**
+ * nghttp2's buffer limit per session, in MB, for both ends (Node's default is 10). Past it a peer
+ * refuses new streams with ENHANCE_YOUR_CALM; a busy client (a controller's burst of writes, an
+ * informer's large list next to hundreds of requests) passes 10 MB in flight. Go's HTTP/2, which
+ * kube-apiserver and client-go use, has no such cap; flow control still bounds each stream.
+ */
+export const HTTP2_SESSION_MEMORY_MB = 256;
+
 export interface ConnectionOptions {
   /** Opens a new session: TLS to a remote apiserver, or h2c over an in-memory pair. */
   readonly connect: () => ClientHttp2Session;
@@ -215,7 +223,13 @@ export function readText(stream: ClientHttp2Stream): Promise<string> {
     stream.on('data', (chunk: string) => {
       text += chunk;
     });
-    stream.once('end', () => resolve(text));
+    // A stream reset by the peer (RST_STREAM, e.g. CANCEL when the server stops) also emits 'end',
+    // after a partial body: only a clean close (NO_ERROR) is a whole response.
+    stream.once('end', () => {
+      const code = stream.rstCode;
+      if (code === undefined || code === constants.NGHTTP2_NO_ERROR) resolve(text);
+      else reject(new Error(`the response ended early (HTTP/2 error code ${code})`));
+    });
     stream.once('error', reject);
     // Destroyed without an error (the client closed): never 'end'.
     stream.once('close', () => {

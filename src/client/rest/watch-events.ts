@@ -27,5 +27,5 @@ export async function* watchEvents<T extends ApiObject>(stream: Readable): Async
       newline = buffered.indexOf('\n');
     }
   }
-  if (buffered.trim() !== '') yield JSON.parse(buffered) as WatchEvent<T>;
+  // Every event ends with a newline; text after the last one is what a broken stream cut off.
 }

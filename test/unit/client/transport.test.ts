@@ -193,6 +193,19 @@ describe('connection', () => {
     expect(most).toBe(3);
   });
 
+  it('fails a response the server resets halfway instead of parsing the part that came', async () => {
+    const { client } = scripted((stream) => {
+      stream.respond({ ':status': 200, 'content-type': 'application/json' });
+      stream.write(`{"kind":"ConfigMapList","items":[{"data":{"k":"${'x'.repeat(200_000)}`);
+      // Cancelled while most of the body still waits for flow control, as a stopping server
+      // cancels its streams: the client sees part of the body, then RST_STREAM CANCEL.
+      stream.close(constants.NGHTTP2_CANCEL);
+    });
+    await expect(client.resource(CONFIG_MAPS).list('ns')).rejects.toThrow(
+      'the response ended early (HTTP/2 error code 8)',
+    );
+  });
+
   it('fails calls in flight when the client closes', async () => {
     const { client } = scripted(() => {});
     const pending = expect(client.resource(NODES).get('', 'never')).rejects.toThrow('the client is closed');
@@ -256,6 +269,19 @@ describe('watch', () => {
     const closed = drain();
     setTimeout(() => client.close(), 20);
     expect(await closed).toEqual(['a']);
+  });
+
+  it('ends without a parse error when the server resets the stream halfway through an event', async () => {
+    const { client } = scripted((stream) => {
+      stream.respond({ ':status': 200 });
+      stream.write(event('ADDED', 'a') + event('ADDED', 'b').slice(0, 20));
+      setTimeout(() => stream.close(constants.NGHTTP2_CANCEL), 10);
+    });
+    const names: string[] = [];
+    for await (const e of client.resource(CONFIG_MAPS).watch('ns')) {
+      if (e.type !== 'ERROR') names.push(e.object.metadata!.name!);
+    }
+    expect(names).toEqual(['a']);
   });
 
   it('throws an error response that comes before any event', async () => {

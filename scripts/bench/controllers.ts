@@ -1,0 +1,309 @@
+// Controllers benchmark: `npm run bench:controllers` (builds first). Starts a real control plane
+// as a child process with 100 simulated nodes (`--fake-nodes 100`) and drives it over HTTPS:
+// (a) a Deployment of 1,000 replicas until every pod is Running, with the control plane's CPU
+// time over that span (from /proc/<pid>/stat); (b) a namespace holding 5,000 mixed objects
+// deleted until GET namespace answers 404. Prints a table, then one JSON line.
+// BENCH_CPU_PROF=DIR writes the control plane's V8 CPU profile into DIR when it exits.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import type { Pod } from '../../src/api/types/core-v1.generated.js';
+import { sleep } from '../../src/client/informers/index.js';
+import {
+  CONFIG_MAPS,
+  DEPLOYMENTS,
+  NAMESPACES,
+  PODS,
+  ROLE_BINDINGS,
+  ROLES,
+  SECRETS,
+  SERVICE_ACCOUNTS,
+  SERVICES,
+} from '../../src/client/resources.js';
+import { isNotFound } from '../../src/client/rest/index.js';
+import { httpsClient } from '../../src/client/transports.js';
+import type { ApiObject, Client, ResourceRef } from '../../src/client/types.js';
+import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
+import { printTable } from './report.js';
+
+const FAKE_NODES = 100;
+const REPLICAS = 1000;
+const CREATE_CONCURRENCY = 16;
+const POLL_MS = 50;
+const TIMEOUT_MS = 10 * 60_000;
+const controlPlaneMain = fileURLToPath(new URL('../../dist/controlplane-bundle/main.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-controllers-'));
+const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** What the namespace holds (5,000 objects in all); services add their Endpoints and slices. */
+const NAMESPACE_CONTENT: readonly { ref: ResourceRef; count: number; make: (name: string) => ApiObject }[] = [
+  { ref: CONFIG_MAPS, count: 1500, make: (name) => ({ metadata: { name }, data: { key: 'x'.repeat(256) } }) },
+  { ref: SECRETS, count: 1000, make: (name) => ({ metadata: { name }, stringData: { token: name } }) },
+  { ref: SERVICE_ACCOUNTS, count: 500, make: (name) => ({ metadata: { name } }) },
+  {
+    ref: SERVICES,
+    count: 500,
+    make: (name) => ({ metadata: { name }, spec: { selector: { svc: name }, ports: [{ port: 80 }] } }),
+  },
+  {
+    ref: PODS,
+    count: 1000,
+    make: (name) => ({ metadata: { name, labels: { app: 'bench-pod' } }, spec: podSpec() }),
+  },
+  {
+    ref: ROLES,
+    count: 250,
+    make: (name) => ({
+      metadata: { name },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
+    }),
+  },
+  {
+    ref: ROLE_BINDINGS,
+    count: 250,
+    make: (name) => ({
+      metadata: { name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [{ kind: 'ServiceAccount', name: 'default' }],
+    }),
+  },
+];
+
+function podSpec() {
+  return {
+    containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }],
+    terminationGracePeriodSeconds: 30,
+  };
+}
+
+function startControlPlane(): Promise<{ child: ChildProcess; port: number; readyMs: number }> {
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir)] : [];
+  return new Promise((resolvePort, reject) => {
+    const started = performance.now();
+    const child = spawn(
+      process.execPath,
+      [
+        ...profile,
+        controlPlaneMain,
+        '--state-dir',
+        dir,
+        '--api-port',
+        '0',
+        '--fake-nodes',
+        String(FAKE_NODES),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /serving on port (\d+)/.exec(output);
+      if (match) resolvePort({ child, port: Number(match[1]), readyMs: performance.now() - started });
+    });
+    child.on('exit', (code) => reject(new Error(`control plane exited (${code}): ${output}`)));
+  });
+}
+
+/** User plus system CPU time the process has used so far, in seconds. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start at field 3 (state).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(POLL_MS);
+  }
+}
+
+/** A namespace whose default ServiceAccount exists, so pods may be created in it. */
+async function createNamespace(client: Client, name: string): Promise<void> {
+  await client.resource(NAMESPACES).create({ metadata: { name } });
+  await until(`the default ServiceAccount of ${name}`, () =>
+    client
+      .resource(SERVICE_ACCOUNTS)
+      .get(name, 'default')
+      .catch(() => undefined),
+  );
+}
+
+/**
+ * Watches the namespace's pods from now on and resolves once `count` of them are Running (and
+ * not being deleted). Start it before creating the pods.
+ */
+async function podsRunning(client: Client, namespace: string, count: number): Promise<() => Promise<void>> {
+  const pods = client.resource<Pod>(PODS);
+  const { resourceVersion } = (await pods.list(namespace, { limit: 1 })).metadata;
+  const abort = new AbortController();
+  const running = new Set<string>();
+  const done = (async () => {
+    for await (const event of pods.watch(namespace, { resourceVersion, signal: abort.signal })) {
+      if (event.type === 'ERROR') throw new Error(`pod watch: ${event.object.message}`);
+      if (event.type === 'BOOKMARK') continue;
+      const pod = event.object;
+      const name = pod.metadata?.name ?? '';
+      if (event.type !== 'DELETED' && pod.status?.phase === 'Running' && !pod.metadata?.deletionTimestamp)
+        running.add(name);
+      else running.delete(name);
+      if (running.size >= count) return;
+    }
+    throw new Error(`pod watch ended with ${running.size} of ${count} pods Running`);
+  })();
+  // Awaited later: until then a failure must not count as unhandled.
+  done.catch(() => undefined);
+  return async () => {
+    try {
+      await done;
+    } finally {
+      abort.abort();
+    }
+  };
+}
+
+/** Runs `task` for 0..total-1, `concurrency` at a time. */
+async function pool(
+  total: number,
+  concurrency: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
+}
+
+async function deploymentToRunning(client: Client, pid: number) {
+  const namespace = 'bench-deploy';
+  await createNamespace(client, namespace);
+  const allRunning = await podsRunning(client, namespace, REPLICAS);
+  const cpuBefore = cpuSeconds(pid);
+  const started = performance.now();
+  await client.resource(DEPLOYMENTS).create({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace },
+    spec: {
+      replicas: REPLICAS,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: podSpec() },
+    },
+  } as ApiObject);
+  await allRunning();
+  const runningMs = performance.now() - started;
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  await until('the Deployment to report every replica available', async () => {
+    const deployment = (await client.resource(DEPLOYMENTS).get(namespace, 'web')) as {
+      status?: { availableReplicas?: number };
+    };
+    return deployment.status?.availableReplicas === REPLICAS ? true : undefined;
+  });
+  const availableMs = performance.now() - started;
+  return { runningMs, availableMs, cpu };
+}
+
+async function namespaceDeletion(client: Client, pid: number) {
+  const namespace = 'bench-ns';
+  await createNamespace(client, namespace);
+  const pods = NAMESPACE_CONTENT.find((kind) => kind.ref === PODS)!.count;
+  const podsUp = await podsRunning(client, namespace, pods);
+  const jobs = NAMESPACE_CONTENT.flatMap(({ ref, count, make }) =>
+    Array.from({ length: count }, (_, i) => () => {
+      const object = make(`${ref.resource}-${i}`);
+      return client.resource(ref).create({ ...object, metadata: { ...object.metadata, namespace } });
+    }),
+  );
+  const objects = jobs.length;
+  const createStarted = performance.now();
+  await pool(objects, CREATE_CONCURRENCY, (i) => jobs[i]!());
+  const createMs = performance.now() - createStarted;
+  await podsUp();
+  const cpuBefore = cpuSeconds(pid);
+  const started = performance.now();
+  await client.resource(NAMESPACES).delete('', namespace);
+  await until(`namespace ${namespace} to be gone`, () =>
+    client
+      .resource(NAMESPACES)
+      .get('', namespace)
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          if (isNotFound(error)) return true;
+          throw error;
+        },
+      ),
+  );
+  return { objects, createMs, deleteMs: performance.now() - started, cpu: cpuSeconds(pid) - cpuBefore };
+}
+
+let child: ChildProcess | undefined;
+try {
+  const pki = await ensureClusterPki(join(dir, 'pki'));
+  const started = await startControlPlane();
+  child = started.child;
+  const client = httpsClient({
+    server: `https://127.0.0.1:${started.port}`,
+    ca: pki.ca.certificatePem,
+    cert: pki.admin.certificatePem,
+    key: pki.admin.privateKeyPem,
+    component: 'bench-controllers',
+  });
+  const pid = child.pid!;
+  const deployment = await deploymentToRunning(client, pid);
+  const namespace = await namespaceDeletion(client, pid);
+  await client.close();
+
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  printTable(`tkube controllers (${FAKE_NODES} fake nodes, control plane as a child process)`, [
+    ['measure', 'tkube', 'note'],
+    ['control plane start, fake nodes Ready', seconds(started.readyMs), `--fake-nodes ${FAKE_NODES}`],
+    [
+      `Deployment of ${REPLICAS} replicas: all pods Running`,
+      seconds(deployment.runningMs),
+      'from the create',
+    ],
+    ['  control plane CPU over that span', `${deployment.cpu.toFixed(2)} s`, 'user + system'],
+    ['  Deployment status: all available', seconds(deployment.availableMs), 'from the create'],
+    [
+      `namespace of ${namespace.objects} objects: creating them`,
+      seconds(namespace.createMs),
+      `${CREATE_CONCURRENCY} clients`,
+    ],
+    ['namespace deleted (GET → 404)', seconds(namespace.deleteMs), 'cm, secret, sa, svc, pod, role, binding'],
+    ['  control plane CPU over that span', `${namespace.cpu.toFixed(2)} s`, 'user + system'],
+  ]);
+  console.log(
+    JSON.stringify({
+      fakeNodes: FAKE_NODES,
+      fakeNodesReadyMs: Math.round(started.readyMs),
+      deploymentRunningMs: Math.round(deployment.runningMs),
+      deploymentCpuSeconds: Number(deployment.cpu.toFixed(2)),
+      deploymentAvailableMs: Math.round(deployment.availableMs),
+      namespaceObjects: namespace.objects,
+      namespaceDeleteMs: Math.round(namespace.deleteMs),
+      namespaceDeleteCpuSeconds: Number(namespace.cpu.toFixed(2)),
+    }),
+  );
+} finally {
+  child?.kill('SIGTERM');
+  if (child && child.exitCode === null)
+    await new Promise((resolveExit) => {
+      const timer = setTimeout(resolveExit, 15_000);
+      child!.once('exit', () => {
+        clearTimeout(timer);
+        resolveExit(undefined);
+      });
+    });
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,320 @@
+// Scheduler benchmark: `npm run bench:scheduler`. 10,000 pods on 1,000 fake nodes, without and
+// with inter-pod constraints (required anti-affinity per node plus a zone spread), measured two
+// ways: the scheduling cycle alone (scheduler-core.ts, in this process) and end to end through a
+// real control plane run from source as a child process (`--fake-nodes 1000`): pods created over
+// HTTPS, scheduled by its kube-scheduler, bound through pods/binding and run by its fake
+// kubelets. End-to-end latency runs from sending the create to seeing `spec.nodeName` on a watch;
+// pods/s counts from the first create sent to the last binding seen. Prints one table, then one
+// JSON line. BENCH_CPU_PROF=1 writes the control plane's V8 CPU profile to ./bench-profiles/.
+//   npx tsx scripts/bench/scheduler.ts [--nodes 1000] [--pods 10000] [--scenario plain|constrained]
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { Node, Pod } from '../../src/api/types/core-v1.generated.js';
+import { NODES, PODS } from '../../src/client/resources.js';
+import { httpsClient } from '../../src/client/transports.js';
+import type { Client } from '../../src/client/types.js';
+import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
+import { fakeNodeName } from '../../src/providers/fake/index.js';
+import { percentile, printTable } from './report.js';
+import {
+  benchPod,
+  type CoreFigures,
+  type Options,
+  parseArgs,
+  runCoreScenario,
+  zoneOf,
+} from './scheduler-core.js';
+
+/** Creates in flight at once, as a controller or `kubectl apply` of many objects would send them. */
+const CREATES_IN_FLIGHT = 64;
+const ZONE_LABEL = 'topology.kubernetes.io/zone';
+const TARGETS: Readonly<Record<string, number>> = { plain: 1000, constrained: 200 };
+const BIND_TIMEOUT_MS = 10 * 60_000;
+const IDLE_SAMPLE_MS = 5_000;
+const PROGRESS_INTERVAL_MS = 5_000;
+/** The event recorder's overflow line: counted, not echoed (thousands of them). */
+const DROPPED_EVENT = /^Unable to record event: too many queued events/;
+const controlPlaneMain = fileURLToPath(new URL('../../src/controlplane/main.ts', import.meta.url));
+const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+interface EndToEndFigures {
+  readonly podsPerSecond: number;
+  readonly createsPerSecond: number;
+  /** Pods per second of the control plane's CPU time (user + system) over the run. */
+  readonly podsPerCpuSecond: number;
+  readonly seconds: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** The control plane's CPU use (cores) before the pods: the fake nodes' leases and status. */
+  readonly idleCores: number;
+  /** Storage revisions per pod over the run (creates, bindings, events, pod status, leases). */
+  readonly writesPerPod: number;
+  /** Scheduled events the control plane's event recorder dropped (its queue was full). */
+  readonly eventsDropped: number;
+}
+
+interface RunningControlPlane {
+  readonly child: ChildProcess;
+  readonly port: number;
+  /** How many events the recorder reported dropping so far. */
+  droppedEvents(): number;
+}
+
+/** Progress on stderr, so the table on stdout stays clean. */
+function progress(message: string): void {
+  process.stderr.write(`[${(performance.now() / 1000).toFixed(1)} s] ${message}\n`);
+}
+
+async function inParallel(
+  count: number,
+  limit: number,
+  task: (index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let index = next++; index < count; index = next++) await task(index);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+}
+
+/** Starts `main.ts` under tsx (so changes in src/ count without a build); resolves with its port. */
+function startControlPlane(dir: string, nodes: number): Promise<RunningControlPlane> {
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', '--cpu-prof-dir', resolve('bench-profiles')]
+    : [];
+  const args = [...profile, '--import', 'tsx', controlPlaneMain, '--state-dir', dir, '--api-port', '0'];
+  const child = spawn(process.execPath, [...args, '--fake-nodes', String(nodes)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let dropped = 0;
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    if (DROPPED_EVENT.test(line)) dropped++;
+    else process.stderr.write(`control plane: ${line}\n`);
+  });
+  return new Promise((resolvePort, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /serving on port (\d+)/.exec(output);
+      if (match) resolvePort({ child, port: Number(match[1]), droppedEvents: () => dropped });
+    });
+    child.on('exit', (code) => reject(new Error(`control plane exited (${code}): ${output}`)));
+  });
+}
+
+async function stopControlPlane(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** User plus system CPU time the process has used so far, in seconds. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start at field 3 (state).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+}
+
+/** Labels the fake nodes with ten zones; resolves once every node is labelled and offers pods. */
+async function labelZones(admin: Client, nodes: number): Promise<void> {
+  const api = admin.resource<Node>(NODES);
+  await inParallel(nodes, 32, async (index) => {
+    await api.patch('', fakeNodeName(index), 'strategic', {
+      metadata: { labels: { [ZONE_LABEL]: zoneOf(index) } },
+    });
+  });
+  const listed = await api.list('');
+  const ready = listed.items.filter(
+    (node) => node.metadata?.labels?.[ZONE_LABEL] && Number(node.status?.allocatable?.pods ?? 0) > 0,
+  );
+  if (ready.length !== nodes)
+    throw new Error(`only ${ready.length} of ${nodes} nodes are labelled and ready`);
+}
+
+/**
+ * Watches the bench pods from `resourceVersion` and records, per pod index, the time its binding
+ * was first seen; resolves once all are bound (or the signal aborts).
+ */
+async function watchBindings(
+  observer: Client,
+  resourceVersion: string,
+  count: number,
+  onBound: (index: number, at: number) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const seen = new Uint8Array(count);
+  let bound = 0;
+  for await (const event of observer.resource<Pod>(PODS).watch('default', { resourceVersion, signal })) {
+    if (event.type !== 'ADDED' && event.type !== 'MODIFIED') continue;
+    const name = event.object.metadata?.name ?? '';
+    if (!event.object.spec?.nodeName || !name.startsWith('pod-')) continue;
+    const index = Number(name.slice('pod-'.length));
+    if (seen[index]) continue;
+    seen[index] = 1;
+    onBound(index, performance.now());
+    if (++bound === count) return;
+  }
+}
+
+async function runEndToEnd(scenario: string, options: Options): Promise<EndToEndFigures> {
+  const constrained = scenario === 'constrained';
+  progress(`${scenario}: starting a control plane with ${options.nodes} fake nodes`);
+  const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-scheduler-'));
+  const pki = await ensureClusterPki(join(dir, 'pki'));
+  const controlPlane = await startControlPlane(dir, options.nodes);
+  const pid = controlPlane.child.pid!;
+  const connect = (component: string) =>
+    httpsClient({
+      server: `https://127.0.0.1:${controlPlane.port}`,
+      ca: pki.ca.certificatePem,
+      cert: pki.admin.certificatePem,
+      key: pki.admin.privateKeyPem,
+      component,
+      maxConcurrentRequests: CREATES_IN_FLIGHT,
+    });
+  const admin = connect('bench-scheduler');
+  // The watch on a connection of its own: an observer apart from the writer.
+  const observer = connect('bench-scheduler-watch');
+  try {
+    progress(`${scenario}: labelling zones`);
+    await labelZones(admin, options.nodes);
+    // Lets the scheduler's node informer take in the labels before the first pod, and measures
+    // what the control plane spends on the fake nodes alone meanwhile.
+    const idleFrom = cpuSeconds(pid);
+    await new Promise((resolveIdle) => setTimeout(resolveIdle, IDLE_SAMPLE_MS));
+    const idleCores = (cpuSeconds(pid) - idleFrom) / (IDLE_SAMPLE_MS / 1000);
+
+    const pods = admin.resource<Pod>(PODS);
+    const start = await observer.resource<Pod>(PODS).list('default');
+    const sentAt = new Float64Array(options.pods);
+    const latencies: number[] = [];
+    let lastBound = 0;
+    const abort = new AbortController();
+    const allBound = watchBindings(
+      observer,
+      start.metadata.resourceVersion ?? '0',
+      options.pods,
+      (index, at) => {
+        latencies.push(at - sentAt[index]!);
+        lastBound = at;
+      },
+      abort.signal,
+    );
+    // Awaited once the creates are done; a failure before then must not go unhandled.
+    allBound.catch(() => {});
+    progress(`${scenario}: creating ${options.pods} pods, ${CREATES_IN_FLIGHT} at a time`);
+    const droppedBefore = controlPlane.droppedEvents();
+    const cpuStarted = cpuSeconds(pid);
+    const started = performance.now();
+    let created = 0;
+    const ticker = setInterval(
+      () => progress(`${scenario}: ${created} created, ${latencies.length} bound`),
+      PROGRESS_INTERVAL_MS,
+    );
+    const timeout = setTimeout(() => abort.abort(), BIND_TIMEOUT_MS);
+    try {
+      await inParallel(options.pods, CREATES_IN_FLIGHT, async (index) => {
+        sentAt[index] = performance.now();
+        await pods.create(benchPod(index, constrained));
+        created++;
+      });
+      const createdAt = performance.now();
+      await allBound;
+      if (latencies.length !== options.pods) {
+        throw new Error(`${scenario}: ${latencies.length} of ${options.pods} pods bound in time`);
+      }
+      const cpu = cpuSeconds(pid) - cpuStarted;
+      const after = await observer.resource<Pod>(PODS).list('default', { limit: 1 });
+      const writes = Number(after.metadata.resourceVersion) - Number(start.metadata.resourceVersion);
+      const seconds = (lastBound - started) / 1000;
+      return {
+        podsPerSecond: options.pods / seconds,
+        createsPerSecond: options.pods / ((createdAt - started) / 1000),
+        podsPerCpuSecond: options.pods / cpu,
+        seconds,
+        p50Ms: percentile(latencies, 50),
+        p99Ms: percentile(latencies, 99),
+        maxMs: percentile(latencies, 100),
+        idleCores,
+        writesPerPod: writes / options.pods,
+        eventsDropped: controlPlane.droppedEvents() - droppedBefore,
+      };
+    } finally {
+      clearInterval(ticker);
+      clearTimeout(timeout);
+      abort.abort();
+    }
+  } finally {
+    await admin.close();
+    await observer.close();
+    await stopControlPlane(controlPlane.child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+
+const options = parseArgs(process.argv.slice(2));
+const loadBefore = load();
+const results: { scenario: string; core: CoreFigures; endToEnd: EndToEndFigures }[] = [];
+for (const scenario of options.scenarios) {
+  progress(`${scenario}: the scheduling cycle alone`);
+  const core = await runCoreScenario(scenario, options);
+  const endToEnd = await runEndToEnd(scenario, options);
+  results.push({ scenario, core, endToEnd });
+}
+const loadAfter = load();
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const rate = (value: number) => value.toFixed(0);
+printTable(
+  `Scheduler: ${options.pods} pods on ${options.nodes} fake nodes (load average ${loadBefore} before, ${loadAfter} after)`,
+  [
+    ['scenario', 'path', 'pods/s', 'target', 'pods/CPU-s', 'p50', 'p99', 'max', 'creates/s', 'writes/pod'],
+    ...results.flatMap(({ scenario, core, endToEnd }) => [
+      [
+        scenario,
+        'cycle only',
+        rate(core.podsPerSecond),
+        '',
+        rate(core.podsPerCpuSecond),
+        ms(core.p50Ms),
+        ms(core.p99Ms),
+        ms(core.maxMs),
+        '',
+        '',
+      ],
+      [
+        scenario,
+        'end to end',
+        rate(endToEnd.podsPerSecond),
+        `>= ${TARGETS[scenario] ?? '?'}`,
+        rate(endToEnd.podsPerCpuSecond),
+        ms(endToEnd.p50Ms),
+        ms(endToEnd.p99Ms),
+        ms(endToEnd.maxMs),
+        rate(endToEnd.createsPerSecond),
+        endToEnd.writesPerPod.toFixed(1),
+      ],
+    ]),
+  ],
+);
+console.log('cycle only: latency of one scheduling cycle; pods/CPU-s: per CPU-second of this process');
+console.log(
+  'end to end: latency from sending the create to seeing spec.nodeName on a watch; pods/CPU-s: per ' +
+    `CPU-second of the control plane, which used ${results.map((r) => r.endToEnd.idleCores.toFixed(2)).join(' / ')} ` +
+    'cores before the pods (fake node leases and status)',
+);
+console.log(
+  JSON.stringify({ nodes: options.nodes, pods: options.pods, load: [loadBefore, loadAfter], results }),
+);
