@@ -89,6 +89,17 @@ describe('admission', () => {
     expect(unknownClass.stderr).toBe(
       'Error from server (Forbidden): pods "x" is forbidden: no PriorityClass with name nope was found',
     );
+    const explicitPolicy = await cluster.kubectl([
+      'run',
+      'z',
+      '-n',
+      'apps',
+      '--image=nginx',
+      '--overrides={"spec":{"preemptionPolicy":"Never"}}',
+    ]);
+    expect(explicitPolicy.stderr).toBe(
+      'Error from server (Forbidden): pods "z" is forbidden: the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name',
+    );
     const noAccount = await cluster.kubectl([
       'run',
       'y',

@@ -86,8 +86,16 @@ export function priorityAdmission(priorityClasses: ResourceStore): AdmissionPlug
         );
       }
       spec.priority = priority;
-      if (preemptionPolicy !== undefined) spec.preemptionPolicy = preemptionPolicy;
-      else spec.preemptionPolicy ??= 'PreemptLowerPriority';
+      // Without a class (and no global default) the computed policy is PreemptLowerPriority.
+      const computed = preemptionPolicy ?? 'PreemptLowerPriority';
+      if (spec.preemptionPolicy !== undefined && spec.preemptionPolicy !== computed) {
+        throw forbidden(
+          { group: '', resource: 'pods' },
+          displayName(pod),
+          `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${computed} from the given PriorityClass name`,
+        );
+      }
+      spec.preemptionPolicy = computed;
       pod.spec = spec as KubeObject['spec'];
     },
   };
