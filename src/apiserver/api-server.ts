@@ -5,6 +5,11 @@ import type { ResourceInfo } from '../api/resources/types.js';
 import type { Store } from '../storage/index.js';
 import { type AdmissionAttributes, AdmissionChain } from './admission/chain.js';
 import { NamespaceCache } from './admission/namespace-cache.js';
+import {
+  certificateApprovalAdmission,
+  certificateSigningAdmission,
+} from './admission/plugins/certificate-signers.js';
+import { certificateSubjectRestrictionAdmission } from './admission/plugins/certificate-subject-restriction.js';
 import { defaultStorageClassAdmission } from './admission/plugins/default-storage-class.js';
 import { defaultTolerationSecondsAdmission } from './admission/plugins/default-toleration-seconds.js';
 import { limitRangerAdmission } from './admission/plugins/limit-ranger.js';
@@ -27,6 +32,7 @@ import {
   serveTokenReview,
 } from './handlers/authentication-reviews.js';
 import { serveAccessReview, serveRulesReview } from './handlers/authorization-reviews.js';
+import { podEvictionHandler } from './handlers/pod-eviction.js';
 import { type KubeletClientCredentials, podLogsHandler } from './handlers/pod-logs.js';
 import { ResourceHandler, type ResourceHandlerDeps } from './handlers/resource-handler.js';
 import type { WatchSettings } from './handlers/watch.js';
@@ -95,6 +101,9 @@ export class ApiServer {
           options.kubeletClient?.() ??
           Promise.reject(internalError(new Error('no client certificate for kubelets is configured'))),
       }),
+      podEviction: podEvictionHandler({
+        budgets: () => this.resourceStore('policy', 'v1', 'poddisruptionbudgets')!,
+      }),
     });
     const strategies = builtinStrategies(options.store);
     for (const info of BUILTIN_RESOURCES) {
@@ -133,6 +142,9 @@ export class ApiServer {
       defaultStorageClassAdmission(this.resourceStore('storage.k8s.io', 'v1', 'storageclasses')!),
       limitRangerAdmission(core('limitranges')),
       podSecurityAdmission(core('namespaces'), core('pods')),
+      certificateApprovalAdmission(this.authorizer),
+      certificateSigningAdmission(this.authorizer),
+      certificateSubjectRestrictionAdmission,
       resourceQuotaAdmission(core('resourcequotas'), this.quotaNamespaces),
     ]);
     for (const store of this.resources.values()) store.admissionChain = chain;

@@ -36,6 +36,13 @@ export interface ClusterSettings {
   readonly podGcQuarantineMs: number;
   /** `--max-endpoints-per-slice` (100). */
   readonly maxEndpointsPerSlice: number;
+  /** `--cluster-signing-cert-file` / `--cluster-signing-key-file` (PEM): the CA CSRs are signed with; without them csrsigning idles. */
+  readonly clusterSigningCertPem?: string;
+  readonly clusterSigningKeyPem?: string;
+  /** `--cluster-signing-duration`: the longest certificate csrsigning issues (8760h). */
+  readonly clusterSigningDurationMs: number;
+  /** How often the CSR cleaner looks for old requests: a constant hour upstream, short in tests. */
+  readonly csrCleanerPeriodMs: number;
 }
 
 export const DEFAULT_CLUSTER_SETTINGS: ClusterSettings = {
@@ -53,6 +60,8 @@ export const DEFAULT_CLUSTER_SETTINGS: ClusterSettings = {
   podGcPeriodMs: 20_000,
   podGcQuarantineMs: 40_000,
   maxEndpointsPerSlice: 100,
+  clusterSigningDurationMs: 365 * 24 * 60 * 60 * 1000,
+  csrCleanerPeriodMs: 60 * 60 * 1000,
 };
 
 export interface ControllerContext {

@@ -19,6 +19,7 @@ import { bootstrapCluster, reconcileBootstrapPolicy } from './bootstrap.js';
 import { ControllerManager } from './controller-manager.js';
 import { waitForDefaultServiceAccounts } from './default-service-accounts.js';
 import { Loopback } from './loopback.js';
+import { ensureNodeAutoApprovePolicy } from './node-autoapprove-policy.js';
 import { SchedulerHost } from './scheduler-host.js';
 import { ensureTkubePolicy } from './tkube-policy.js';
 
@@ -131,6 +132,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   await bootstrapCluster(apiServer);
   await reconcileBootstrapPolicy(apiServer);
   await ensureTkubePolicy(apiServer);
+  await ensureNodeAutoApprovePolicy(apiServer);
   await apiServer.start();
   const loopback = new Loopback(apiServer);
   const controllerManager = new ControllerManager(
@@ -140,6 +142,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
       ...DEFAULT_CLUSTER_SETTINGS,
       rootCaPem: pki.ca.certificatePem,
       serviceAccountPrivateKeyPem: pki.serviceAccount.privateKeyPem,
+      clusterSigningCertPem: pki.ca.certificatePem,
+      clusterSigningKeyPem: pki.ca.privateKeyPem,
       ...options.controllerSettings,
     }),
   );

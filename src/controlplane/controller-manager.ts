@@ -14,7 +14,11 @@ import {
   type ControllerDescriptor,
   DEFAULT_CLUSTER_SETTINGS,
 } from '../controllers/context.js';
+import { csrApprovingController } from '../controllers/csrapproving/csr-approving-controller.js';
+import { csrCleanerController } from '../controllers/csrcleaner/csr-cleaner-controller.js';
+import { csrSigningController } from '../controllers/csrsigning/csr-signing-controller.js';
 import { deploymentController } from '../controllers/deployment/deployment-controller.js';
+import { disruptionController } from '../controllers/disruption/disruption-controller.js';
 import { endpointsController } from '../controllers/endpoint/endpoints-controller.js';
 import { endpointSliceController } from '../controllers/endpointslice/endpointslice-controller.js';
 import { garbageCollectorController } from '../controllers/garbage-collector/garbage-collector.js';
@@ -57,6 +61,10 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   replicaSetController,
   replicationControllerController,
   deploymentController,
+  disruptionController,
+  csrApprovingController,
+  csrSigningController,
+  csrCleanerController,
 ];
 
 export class ControllerManager {

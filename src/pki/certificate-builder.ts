@@ -20,7 +20,8 @@ export interface ForgeExtension {
 }
 
 export interface CertificateSpec {
-  subject: DistinguishedName;
+  /** The subject to encode, or one already encoded (a CSR's) to copy byte for byte. */
+  subject: DistinguishedName | { raw: forge.asn1.Asn1 };
   /** SPKI PEM of the key (RSA or ECDSA) the certificate binds. */
   publicKeyPem: string;
   notBefore: Date;
@@ -43,6 +44,7 @@ const forgePki = forge.pki as typeof forge.pki & ForgeTbsBuilder;
 // Indexes in a TBSCertificate with an explicit version: version, serial, signature, issuer,
 // validity, subject, subjectPublicKeyInfo.
 const TBS_ISSUER_INDEX = 3;
+const TBS_SUBJECT_INDEX = 5;
 const TBS_SUBJECT_PUBLIC_KEY_INDEX = 6;
 
 let placeholder: forge.pki.rsa.PublicKey | undefined;
@@ -70,7 +72,7 @@ export function signCertificate(spec: CertificateSpec, issuer: CertificateIssuer
   certificate.serialNumber = randomSerialNumber();
   certificate.validity.notBefore = spec.notBefore;
   certificate.validity.notAfter = spec.notAfter;
-  const subject = nameAttributes(spec.subject);
+  const subject = 'raw' in spec.subject ? [] : nameAttributes(spec.subject);
   certificate.setSubject(subject);
   certificate.setIssuer(issuer.name === 'self' ? subject : []);
   certificate.setExtensions(spec.extensions);
@@ -82,6 +84,7 @@ export function signCertificate(spec: CertificateSpec, issuer: CertificateIssuer
     // Copy the issuer's subject byte for byte: Go finds a parent by comparing raw issuer and subject.
     tbs.value[TBS_ISSUER_INDEX] = issuer.name;
   }
+  if ('raw' in spec.subject && Array.isArray(tbs.value)) tbs.value[TBS_SUBJECT_INDEX] = spec.subject.raw;
   if (subjectKey.asymmetricKeyType !== 'rsa' && Array.isArray(tbs.value)) {
     const spki = subjectKey.export({ type: 'spki', format: 'der' });
     tbs.value[TBS_SUBJECT_PUBLIC_KEY_INDEX] = forge.asn1.fromDer(spki.toString('binary'));

@@ -34,6 +34,7 @@ import {
   unsupportedMediaType,
 } from '../status.js';
 import { listBodyText } from './list-body.js';
+import type { PodEvictionHandler } from './pod-eviction.js';
 import { includeObjectParam, loadPrinters, renderList, renderObject } from './render.js';
 import { serveWatch, type WatchSettings } from './watch.js';
 
@@ -44,6 +45,8 @@ export interface ResourceHandlerDeps {
   patchSchemaFor(group: string, version: string, kind: string): PatchSchema | undefined;
   /** pods/log: streams the container's log from its node's kubelet (pod-logs.ts). */
   podLogs?(ctx: RequestContext, pods: ResourceStore, namespace: string, name: string): Promise<void>;
+  /** pods/eviction: deletes the pod if its disruption budget allows (pod-eviction.ts). */
+  podEviction?: PodEvictionHandler;
 }
 
 /** Serves the REST verbs of one resource and its subresources. */
@@ -92,6 +95,10 @@ export class ResourceHandler {
       case 'create': {
         const { body, warnings } = await this.readChecked(ctx, resources, sub, 'CreateOptions');
         if (sub === 'binding') return this.bind(ctx, resources, namespace, request.name, body, dryRun);
+        if (sub === 'eviction' && this.deps.podEviction) {
+          this.checkNamespace(body, namespace);
+          return this.deps.podEviction(ctx, resources, namespace, request.name, body, dryRun);
+        }
         if (sub !== '') throw methodNotSupported(resources.groupResource, 'create');
         this.checkBodyType(body, resources);
         this.checkNamespace(body, namespace);

@@ -290,7 +290,7 @@ export class ResourceStore {
     this.fillCreateMetadata(object);
     const generating = !meta.name && meta.generateName;
     if (generating) meta.name = generateName(meta.generateName!);
-    await this.strategy.prepareForCreate(object);
+    await this.strategy.prepareForCreate(object, options.user);
     const errors = this.strategy.validateCreate(object);
     if (errors.length > 0) throw invalid(this.info.group, this.info.kind, meta.name ?? '', errors);
     if (options.user) this.admission?.(object, undefined, options.user);
@@ -471,6 +471,7 @@ export class ResourceStore {
       setOrDelete(meta, 'annotations', old.annotations);
       setOrDelete(meta, 'finalizers', old.finalizers);
       setOrDelete(meta, 'ownerReferences', old.ownerReferences);
+      this.strategy.prepareForStatusUpdate?.(next, current);
     } else if (subresource !== 'binding') {
       // (A binding writes spec.nodeName and the PodScheduled condition together, as upstream's.)
       this.strategy.defaults(next);
@@ -493,7 +494,7 @@ export class ResourceStore {
     }
     // A binding sets spec.nodeName, which pod updates may not change: like upstream's binding
     // REST, it is not validated as an update.
-    const errors = subresource === 'binding' ? [] : this.strategy.validateUpdate(next, current);
+    const errors = subresource === 'binding' ? [] : this.strategy.validateUpdate(next, current, subresource);
     if (errors.length > 0) throw invalid(this.info.group, this.info.kind, old.name ?? '', errors);
     return next;
   }

@@ -1,6 +1,7 @@
 import type { KubeObject } from '../../api/object.js';
 import type { ResourceInfo } from '../../api/resources/types.js';
 import type { FieldError } from '../../api/selectors/field-errors.js';
+import type { UserInfo } from '../http/types.js';
 
 /**
  * What differs between resources in the generic create/update/delete flow, in the spirit
@@ -17,15 +18,21 @@ export interface Strategy {
   decodeError(object: KubeObject): string | undefined;
   /** Fills defaults in place (SetDefaults_*). */
   defaults(object: KubeObject): void;
-  /** Adjusts a new object before validation, e.g. resets its status or allocates an IP. */
-  prepareForCreate(object: KubeObject): void | Promise<void>;
+  /**
+   * Adjusts a new object before validation, e.g. resets its status or allocates an IP. `user` is
+   * the requester (CSRs record who asked).
+   */
+  prepareForCreate(object: KubeObject, user?: UserInfo): void | Promise<void>;
   /**
    * Adjusts an update before validation, e.g. keeps the old status. `subresource` is `''` for the
    * main resource, or a subresource with a strategy of its own (`finalize` for namespaces).
    */
   prepareForUpdate(object: KubeObject, old: KubeObject, subresource: string): void;
+  /** Adjusts a status write after the generic status-only rules (CSRs keep their approval conditions). */
+  prepareForStatusUpdate?(object: KubeObject, old: KubeObject): void;
   validateCreate(object: KubeObject): FieldError[];
-  validateUpdate(object: KubeObject, old: KubeObject): FieldError[];
+  /** `subresource` as for prepareForUpdate, or `status`. */
+  validateUpdate(object: KubeObject, old: KubeObject, subresource: string): FieldError[];
   /**
    * The grace period for a delete: 0 deletes at once; more marks the object with a
    * deletionTimestamp and leaves the final delete to its owner (the kubelet, for pods).

@@ -2,6 +2,7 @@ import type { ResourceInfo } from '../../../api/resources/types.js';
 import type { Store } from '../../../storage/index.js';
 import { makeStrategy, type Strategy } from '../strategy.js';
 import { rulesFor } from '../validation/index.js';
+import { certificateSigningRequestStrategy } from './certificate-signing-requests.js';
 import { SELECTABLE_FIELDS } from './field-selectors.js';
 import { jobStrategy } from './jobs.js';
 import { namespaceStrategy } from './namespaces.js';
@@ -51,6 +52,7 @@ export function builtinStrategies(store: Store): BuiltinStrategies {
     '/Pod': podStrategy,
     '/Service': serviceStrategy(allocator),
     'batch/Job': jobStrategy,
+    'certificates.k8s.io/CertificateSigningRequest': certificateSigningRequestStrategy,
   };
   return {
     strategyFor(info) {
