@@ -39,6 +39,11 @@ export interface FakeNodesOptions {
 
 /** Every fake node carries this label (value `true`), so workloads can be steered to or from them. */
 export const FAKE_NODE_LABEL = 'fake.tkube.dev/node';
+/**
+ * `true` on a fake Node stops its kubelet (`stopNode`), removing it (or any other value) starts
+ * it again: a node failure an operator's tests can provoke with `kubectl annotate`.
+ */
+export const FAKE_KUBELET_STOPPED_ANNOTATION = 'fake.tkube.dev/kubelet-stopped';
 /** Fake nodes' addresses: the benchmarking range (RFC 2544), which nothing routes. */
 const NODE_ADDRESSES = '198.18.0.0/15';
 const FIRST_NODE_HOST = 10;
@@ -78,6 +83,7 @@ export class FakeNodes {
   private readonly networkReady = new Set<string>();
   /** Nodes whose kubelet was stopped (`stopNode`): no lease, no status, no pod updates. */
   private readonly stopped = new Set<string>();
+  private readonly stoppedByAnnotation = new Set<string>();
   private allReady: (() => void) | undefined;
   private running: Promise<void> | undefined;
 
@@ -111,7 +117,17 @@ export class FakeNodes {
         this.kubelets.get(pod.spec?.nodeName ?? '')?.forgetPod(pod.metadata?.uid ?? '');
       },
     });
-    const observe = (node: Node) => this.kubelets.get(node.metadata?.name ?? '')?.observeNode(node);
+    const observe = (node: Node) => {
+      const name = node.metadata?.name ?? '';
+      if (!this.kubelets.has(name)) return;
+      const stop = node.metadata?.annotations?.[FAKE_KUBELET_STOPPED_ANNOTATION] === 'true';
+      // Only a stop the annotation made is undone by its removal (stopNode may be called too).
+      if (stop && !this.stopped.has(name)) {
+        this.stopNode(name);
+        this.stoppedByAnnotation.add(name);
+      } else if (!stop && this.stoppedByAnnotation.delete(name)) this.restartNode(name);
+      this.kubelets.get(name)?.observeNode(node);
+    };
     nodes.addEventHandler({ onAdd: observe, onUpdate: (_old, node) => observe(node) });
 
     const capacity = fakeNodeCapacity(options.capacity);

@@ -8,6 +8,7 @@ export {
 export {
   type ClientFactory,
   type ClientIdentity,
+  FAKE_KUBELET_STOPPED_ANNOTATION,
   FAKE_NODE_LABEL,
   FakeNodes,
   type FakeNodesOptions,
