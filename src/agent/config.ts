@@ -4,6 +4,8 @@ import { readFile } from 'node:fs/promises';
 import type { Taint } from '../api/types/core-v1.generated.js';
 
 export const AGENT_CONFIG_PATH = '/etc/tkube/agent.json';
+/** Where the node's kubelet reads static pod manifests (upstream's staticPodPath, as kubeadm sets it). */
+export const DEFAULT_STATIC_POD_PATH = '/etc/kubernetes/manifests';
 
 export interface AgentConfig {
   readonly nodeName: string;
@@ -29,6 +31,8 @@ export interface AgentConfig {
    * the CNI config can then be in place before the node even registers.
    */
   readonly podCIDR?: string;
+  /** The static pod manifest directory; `""` turns static pods off. */
+  readonly staticPodPath?: string;
 }
 
 export async function readAgentConfig(path = AGENT_CONFIG_PATH): Promise<AgentConfig> {
@@ -46,5 +50,5 @@ export async function readAgentConfig(path = AGENT_CONFIG_PATH): Promise<AgentCo
       throw new Error(`${path}: "${field}" must be a non-empty string`);
     }
   }
-  return { labels: {}, taints: [], ...parsed } as AgentConfig;
+  return { labels: {}, taints: [], staticPodPath: DEFAULT_STATIC_POD_PATH, ...parsed } as AgentConfig;
 }

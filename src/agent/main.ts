@@ -1,6 +1,6 @@
 // The agent's entry point inside a node container: registers the Node, keeps its status and
 // Lease current, sets up the node's pod network, and runs the kubelet's pods through containerd.
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import type { Node } from '../api/types/core-v1.generated.js';
 import { SharedInformerFactory } from '../client/informers/index.js';
 import { NODES } from '../client/resources.js';
@@ -39,6 +39,8 @@ async function main(): Promise<void> {
   let networkConfigured = false;
   let registered: Node | undefined;
   let reportStatus = (): void => {};
+  // Present from the start, so that the kubelet's watch sees the first manifest put there.
+  if (config.staticPodPath) await mkdir(config.staticPodPath, { recursive: true }).catch(() => undefined);
   const hostResolvConf = parseResolvConf(await readFile('/etc/resolv.conf', 'utf8').catch(() => ''));
   const kubelet = new Kubelet({
     client,
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
     clusterName: clusterNameOfNode(config.nodeName),
     hostDns: hostResolvConf,
     node: () => registered,
+    staticPodPath: config.staticPodPath,
     // The runtime's readiness decides the node's: report a change now, not at the next tick.
     onRuntimeHealthChange: () => reportStatus(),
   });

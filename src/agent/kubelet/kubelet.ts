@@ -15,6 +15,7 @@ import { isConflict, isNotFound } from '../../client/rest/index.js';
 import type { Client } from '../../client/types.js';
 import { Backoff } from './backoff.js';
 import { CLUSTER_DNS_IP, CLUSTER_DOMAIN, type DnsSettings } from './config/dns.js';
+import { applyPodCgroup } from './config/pod-cgroup.js';
 import { POD_LOGS_ROOT, podLogDirectory } from './config/sandbox-config.js';
 import { CriClient, isCriNotFound } from './cri/client.js';
 import { serviceEnvironment } from './env/service-env.js';
@@ -29,6 +30,9 @@ import {
 } from './prober/index.js';
 import { EMPTY_RUNTIME, type PodRuntime, PodRuntimeReader } from './runtime/pod-runtime.js';
 import { RuntimeHealth } from './runtime-health.js';
+import { StaticPodSource } from './static/file-source.js';
+import { isMirrorPod, isStaticPod, podFullName } from './static/manifest.js';
+import { MirrorPods } from './static/mirror-pods.js';
 import type { StartFailure } from './status/container-statuses.js';
 import { generatePodStatus } from './status/pod-status.js';
 import { StatusManager } from './status/status-manager.js';
@@ -69,6 +73,8 @@ export interface KubeletOptions {
   readonly hostDns?: DnsSettings['host'];
   readonly rootDir?: string;
   readonly logRoot?: string;
+  /** The static pod manifest directory (upstream's staticPodPath); none when unset. */
+  readonly staticPodPath?: string;
   /** The registered Node (for memory capacity); read when needed. */
   readonly node?: () => Node | undefined;
   /** The runtime's readiness changed (the node's Ready condition should follow). */
@@ -116,6 +122,10 @@ export class Kubelet {
   private readonly files: PodFiles;
   private readonly syncer: PodSyncer;
   private readonly pleg: Pleg;
+  private readonly mirrors: MirrorPods;
+  /** The static pods of the manifest directory, by uid. */
+  private readonly staticPods = new Map<string, Pod>();
+  private staticPodsLoaded = false;
   private readonly workers = new Map<string, PodWorker>();
   private readonly startFailures = new Map<string, Map<string, StartFailure>>();
   private readonly livenessFailed = new Set<string>();
@@ -136,7 +146,20 @@ export class Kubelet {
     const recorder = this.events.newRecorder({ component: 'kubelet', host: options.nodeName });
     this.record = (ref, type, reason, message) => recorder.event(ref, type, reason, message);
     this.reader = new PodRuntimeReader(this.cri);
-    this.statuses = new StatusManager(options.client, { log: this.log });
+    this.mirrors = new MirrorPods({
+      client: options.client,
+      nodeName: options.nodeName,
+      node: options.node,
+      log: this.log,
+    });
+    // A static pod's status goes to its mirror pod.
+    this.statuses = new StatusManager(options.client, {
+      log: this.log,
+      apiUid: (uid) => {
+        const pod = this.staticPods.get(uid);
+        return pod ? this.mirrors.mirrorUidOf(pod) : undefined;
+      },
+    });
     this.volumes =
       options.volumes ??
       createVolumeManager({ client: options.client, nodeName: options.nodeName, rootDir: options.rootDir });
@@ -185,6 +208,7 @@ export class Kubelet {
       },
       containerStarted: (pod, container, id, podIP) => this.watchContainer(pod, container, id, podIP),
       containerBackoff: this.containerBackoff,
+      podCgroup: (pod) => applyPodCgroup(pod),
       startFailures: (uid) => this.failuresOf(uid),
     });
     this.pleg = new Pleg(
@@ -235,13 +259,31 @@ export class Kubelet {
       fieldSelector: `spec.nodeName=${this.options.nodeName}`,
     });
     pods.addEventHandler({
-      onAdd: (pod) => this.podChanged(pod, true),
-      onUpdate: (old, pod) => this.podChanged(pod, needsSync(old, pod)),
-      onDelete: (object) => this.podRemoved(objectOf(object)),
+      onAdd: (pod) => (isMirrorPod(pod) ? this.mirrorChanged(pod) : this.podChanged(pod, true)),
+      onUpdate: (old, pod) =>
+        isMirrorPod(pod) ? this.mirrorChanged(pod) : this.podChanged(pod, needsSync(old, pod)),
+      onDelete: (object) => {
+        const pod = objectOf(object);
+        if (isMirrorPod(pod)) this.mirrorRemoved(pod);
+        else this.podRemoved(pod);
+      },
     });
+    // Static pods are known before the runtime is relisted: their containers are not orphans.
+    if (this.options.staticPodPath) {
+      const source = new StaticPodSource({
+        path: this.options.staticPodPath,
+        nodeName: this.options.nodeName,
+        onChange: (staticPods) => this.setStaticPods(staticPods),
+        log: this.log,
+      });
+      await source.load();
+      source.start(signal);
+    }
+    this.staticPodsLoaded = true;
     this.informers.start(signal);
     if (!(await this.informers.waitForCacheSync(signal))) return;
     this.podsSynced = true;
+    this.deleteOrphanedMirrorPods();
     // The runtime may hold pods the API has forgotten while the kubelet was away.
     try {
       const relisted = await this.pleg.relist();
@@ -252,6 +294,7 @@ export class Kubelet {
     this.pleg.start(signal);
     const resync = setInterval(() => {
       for (const worker of this.workers.values()) this.enqueue(worker);
+      this.deleteOrphanedMirrorPods();
     }, RESYNC_MS);
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     clearInterval(resync);
@@ -282,6 +325,65 @@ export class Kubelet {
     const worker = this.workers.get(uid) ?? this.newWorker(uid, pod);
     worker.removed = true;
     this.enqueue(worker);
+  }
+
+  /** The manifest directory's pods now: new uids start, vanished ones stop. */
+  private setStaticPods(pods: readonly Pod[]): void {
+    const uids = new Set<string>();
+    for (const pod of pods) {
+      const uid = pod.metadata?.uid ?? '';
+      uids.add(uid);
+      if (this.staticPods.has(uid)) continue;
+      this.staticPods.set(uid, pod);
+      this.podChanged(pod, true);
+    }
+    for (const [uid, pod] of this.staticPods) {
+      if (uids.has(uid)) continue;
+      this.staticPods.delete(uid);
+      this.podRemoved(this.workers.get(uid)?.pod ?? pod);
+    }
+  }
+
+  private mirrorChanged(mirror: Pod): void {
+    const isNew = this.mirrors.seen(mirror);
+    const worker = this.staticWorker(podFullName(mirror));
+    if (!worker) {
+      if (this.podsSynced) this.deleteOrphanedMirrorPods();
+      return;
+    }
+    if (isNew) this.statuses.rewrite(worker.uid);
+    this.enqueue(worker);
+  }
+
+  private mirrorRemoved(mirror: Pod): void {
+    this.mirrors.gone(mirror);
+    const worker = this.staticWorker(podFullName(mirror));
+    if (worker) this.enqueue(worker);
+  }
+
+  /** The running static pod of a full name (the newest, while an older one still stops). */
+  private staticWorker(fullName: string): PodWorker | undefined {
+    for (const pod of this.staticPods.values()) {
+      if (podFullName(pod) !== fullName) continue;
+      return this.workers.get(pod.metadata?.uid ?? '');
+    }
+    return undefined;
+  }
+
+  /** Mirror pods whose static pod is gone and stopped go too (upstream's housekeeping). */
+  private deleteOrphanedMirrorPods(): void {
+    if (!this.staticPodsLoaded) return;
+    for (const fullName of this.mirrors.fullNames()) {
+      if (this.staticWorker(fullName)) continue;
+      if ([...this.workers.values()].some((w) => isStaticPod(w.pod) && podFullName(w.pod) === fullName))
+        continue;
+      const uid = this.mirrors.get(fullName)?.metadata?.uid;
+      this.mirrors
+        .delete(fullName, uid)
+        .catch((error: unknown) =>
+          this.log(`kubelet: failed deleting mirror pod ${fullName}: ${errorText(error)}`),
+        );
+    }
   }
 
   private onRuntimeChange(uid: string): void {
@@ -387,7 +489,13 @@ export class Kubelet {
     } finally {
       worker.running = false;
     }
-    if (worker.done) this.workers.delete(worker.uid);
+    if (worker.done) {
+      this.workers.delete(worker.uid);
+      // A static pod of the same name waited for this one to stop (its ports, its mirror).
+      const fullName = podFullName(worker.pod);
+      for (const other of this.workers.values()) if (podFullName(other.pod) === fullName) this.enqueue(other);
+      if (isStaticPod(worker.pod)) this.deleteOrphanedMirrorPods();
+    }
   }
 
   /** One sync of a pod; returns when to sync again although nothing changed. */
@@ -397,6 +505,14 @@ export class Kubelet {
       return undefined;
     }
     const pod = worker.pod;
+    if (isStaticPod(pod)) {
+      // Upstream's pod workers: a pod starts only once another of its full name has stopped.
+      const fullName = podFullName(pod);
+      for (const other of this.workers.values()) {
+        if (other !== worker && !other.done && podFullName(other.pod) === fullName) return undefined;
+      }
+      await this.reconcileMirrorPod(worker);
+    }
     const runtime = await this.reader.read(worker.uid);
     this.pleg.remember(runtime);
     if (pod.metadata?.deletionTimestamp) {
@@ -450,6 +566,17 @@ export class Kubelet {
     await this.collectGarbage(after);
     const deadlineNow = this.activeDeadline(pod, status);
     return earliest(wakeAt, deadlineNow, Date.now() + RESYNC_MS);
+  }
+
+  /** The static pod's mirror in the API exists and is its own; a failure is logged, not fatal. */
+  private async reconcileMirrorPod(worker: PodWorker): Promise<void> {
+    const before = this.mirrors.mirrorUidOf(worker.pod);
+    try {
+      await this.mirrors.reconcile(worker.pod);
+    } catch (error) {
+      this.log(`kubelet: failed reconciling mirror pod of ${describe(worker.pod)}: ${errorText(error)}`);
+    }
+    if (this.mirrors.mirrorUidOf(worker.pod) !== before) this.statuses.rewrite(worker.uid);
   }
 
   private async mounts(worker: PodWorker): Promise<ReadonlyMap<string, ContainerMount[]>> {

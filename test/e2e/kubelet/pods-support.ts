@@ -43,8 +43,8 @@ export interface KubeletCluster {
   down(): Promise<void>;
 }
 
-/** `tkube up <suite> --nodes 2`, the busybox image loaded. */
-export async function startKubeletCluster(suite: string): Promise<KubeletCluster> {
+/** `tkube up <suite> --nodes 2` (or `nodes`), the busybox image loaded. */
+export async function startKubeletCluster(suite: string, nodes = 2): Promise<KubeletCluster> {
   const name = e2eClusterName(suite);
   const dir = mkdtempSync(join(tmpdir(), `tkube-e2e-${suite}-`));
   const env = {
@@ -55,14 +55,14 @@ export async function startKubeletCluster(suite: string): Promise<KubeletCluster
     PATH: process.env.PATH ?? '',
   };
   await Promise.all([sharedNodeImage(), buildBusyboxImage()]);
-  const up = await tkube(['up', name, '--nodes', '2'], env);
+  const up = await tkube(['up', name, '--nodes', String(nodes)], env);
   if (up.exitCode !== 0) throw new Error(`tkube up failed: ${up.stderr}`);
   const load = await tkube(['load', 'image', BUSYBOX, '--name', name], env);
   if (load.exitCode !== 0) throw new Error(`tkube load image failed: ${load.stderr}`);
   const client = clientFromKubeconfig(env.KUBECONFIG, `tkube-${name}`, 'e2e');
   return {
     name,
-    nodes: [`${name}-node-0`, `${name}-node-1`],
+    nodes: Array.from({ length: nodes }, (_, i) => `${name}-node-${i}`),
     client,
     pods: client.resource<Pod>(PODS),
     async kubectl(args, input) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { podQosClass } from '../../../src/apiserver/registry/builtin/pod-qos.js';
+import { podQosClass } from '../../../src/api/pod-qos.js';
 
 const c = (requests?: Record<string, string>, limits?: Record<string, string>) => ({
   resources: { requests, limits },

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  defaultPullPolicy,
-  parseImageReference,
-} from '../../../src/apiserver/registry/defaults/image-reference.js';
+import { defaultPullPolicy, parseImageReference } from '../../../src/api/defaults/image-reference.js';
 import { defaulted, pod } from './support.js';
 
 describe('pod defaults', () => {

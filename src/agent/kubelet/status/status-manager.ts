@@ -62,6 +62,11 @@ export function statusPatch(uid: string, status: PodStatus): Record<string, unkn
 export interface StatusManagerOptions {
   readonly concurrency?: number;
   readonly log?: (message: string) => void;
+  /**
+   * The uid of the API object a pod's status goes to when it is not the pod's own: a static
+   * pod's mirror pod, or null while it has none (the write waits for `rewrite`).
+   */
+  readonly apiUid?: (uid: string) => string | null | undefined;
 }
 
 export class StatusManager {
@@ -71,6 +76,7 @@ export class StatusManager {
   private scheduled = false;
   private readonly concurrency: number;
   private readonly log: (message: string) => void;
+  private readonly apiUid: (uid: string) => string | null | undefined;
   private stopped = false;
 
   constructor(
@@ -79,6 +85,7 @@ export class StatusManager {
   ) {
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.log = options.log ?? ((message) => console.error(message));
+    this.apiUid = options.apiUid ?? (() => undefined);
   }
 
   /** The status last set for the pod, if any. */
@@ -119,6 +126,15 @@ export class StatusManager {
     const entry = this.entries.get(uid);
     if (!entry || (entry.written === entry.text && !this.dirty.has(uid))) return Promise.resolve();
     return new Promise((resolve) => entry.waiters.push(resolve));
+  }
+
+  /** Writes the pod's status again although it was written: its API object is a new one. */
+  rewrite(uid: string): void {
+    const entry = this.entries.get(uid);
+    if (!entry) return;
+    entry.written = undefined;
+    this.dirty.add(uid);
+    this.schedule();
   }
 
   /** Stops tracking a pod that is gone. */
@@ -168,12 +184,19 @@ export class StatusManager {
   }
 
   private async write(entry: Entry): Promise<void> {
-    entry.writing = true;
     const text = entry.text;
+    const target = this.apiUid(entry.uid);
+    if (target === null) {
+      // Nothing in the API to write to yet: `rewrite` comes once there is.
+      entry.written = text;
+      this.release(entry);
+      return;
+    }
+    entry.writing = true;
     try {
       await this.client
         .resource<Pod>(PODS)
-        .patch(entry.namespace, entry.name, 'strategic', statusPatch(entry.uid, entry.status), {
+        .patch(entry.namespace, entry.name, 'strategic', statusPatch(target ?? entry.uid, entry.status), {
           subresource: 'status',
         });
       entry.written = text;

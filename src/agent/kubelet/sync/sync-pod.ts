@@ -43,6 +43,8 @@ export interface SyncerDeps extends KillDeps {
   /** A container started: probe it from now on. */
   readonly containerStarted: (pod: Pod, container: Container, containerId: string, podIP: string) => void;
   readonly containerBackoff: Backoff;
+  /** Creates the pod's cgroup with the pod's limits (before its sandbox); none in tests. */
+  readonly podCgroup?: (pod: Pod) => Promise<void>;
   readonly startFailures: (uid: string) => Map<string, StartFailure>;
   readonly exec: ExecInContainer;
 }
@@ -252,6 +254,10 @@ export class PodSyncer {
     const { config, dnsWarnings } = podSandboxConfig(pod, attempt, deps.dns, deps.logRoot);
     for (const warning of dnsWarnings) deps.record(podRef(pod), 'Warning', 'DNSConfigForming', warning);
     await ensureDir(config.logDirectory!);
+    // Limits that cannot be set (a cgroup already holding more) leave the pod to its containers' own.
+    await deps
+      .podCgroup?.(pod)
+      .catch((error: unknown) => deps.log(`kubelet: pod cgroup of ${formatPod(pod)}: ${String(error)}`));
     let id: string;
     try {
       id = await deps.cri.runPodSandbox(config);

@@ -1,5 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { KubeObject } from '../../../api/object.js';
+import type { PodSpec as CorePodSpec } from '../../../api/types/core-v1.generated.js';
+import { isMirrorPod, podSecretNames } from '../../auth/node/index.js';
 import { generateName } from '../../registry/object-meta.js';
 import type { ResourceStore } from '../../registry/resource-store.js';
 import { forbidden } from '../../status.js';
@@ -59,6 +61,9 @@ export function serviceAccountAdmission(serviceAccounts: ResourceStore): Admissi
       )
         return;
       const pod = attributes.object;
+      // A mirror pod's spec must stay the static pod's (the kubelet compares them); it may
+      // reference no account, secret or token instead.
+      if (isMirrorPod(pod)) return refuseMirrorPodReferences(pod);
       const spec = (pod.spec ?? {}) as PodSpec;
       if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';
       spec.serviceAccount = spec.serviceAccountName;
@@ -111,4 +116,14 @@ export function serviceAccountAdmission(serviceAccounts: ResourceStore): Admissi
       pod.spec = spec as KubeObject['spec'];
     },
   };
+}
+
+function refuseMirrorPodReferences(pod: KubeObject): void {
+  const spec = (pod.spec ?? {}) as CorePodSpec;
+  const refuse = (message: string) => forbidden({ group: '', resource: 'pods' }, displayName(pod), message);
+  if (spec.serviceAccountName) throw refuse('mirror pods may not reference service accounts');
+  if (podSecretNames(spec).length > 0) throw refuse('mirror pods may not reference secrets');
+  if ((spec.volumes ?? []).some((volume) => volume.projected?.sources?.some((s) => s.serviceAccountToken))) {
+    throw refuse('mirror pods may not use service account token volume projection');
+  }
 }

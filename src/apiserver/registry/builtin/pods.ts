@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../../api/object.js';
+import { podQosClass } from '../../../api/pod-qos.js';
 import type { Strategy } from '../strategy.js';
-import { podQosClass } from './pod-qos.js';
 
 interface PodShape {
   spec?: { nodeName?: string; terminationGracePeriodSeconds?: number };

@@ -1,6 +1,7 @@
 // Defaults of the apps/v1 workloads (pkg/apis/apps/v1 defaults.go and their pod templates).
+
+import { defaultPersistentVolumeClaimSpec, defaultPodTemplate } from '../../../api/defaults/pod.js';
 import { isJsonObject, type JsonObject } from '../../../api/object.js';
-import { defaultPersistentVolumeClaimSpec, defaultPodTemplate } from './pod.js';
 
 function ensure(parent: JsonObject, key: string): JsonObject {
   const existing = parent[key];

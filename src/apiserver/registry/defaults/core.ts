@@ -1,14 +1,15 @@
 // Defaults of the core (v1) kinds other than pods: what decoding and pkg/apis/core/v1 defaulting
 // do to an object before it is validated.
-import { isJsonObject, type JsonObject } from '../../../api/object.js';
+
 import {
   defaultAzureDisk,
   defaultPersistentVolumeClaimSpec,
   defaultPodTemplate,
   defaultRbd,
   defaultScaleIO,
-} from './pod.js';
-import { defaultResourceList } from './quantities.js';
+} from '../../../api/defaults/pod.js';
+import { defaultResourceList } from '../../../api/defaults/quantities.js';
+import { isJsonObject, type JsonObject } from '../../../api/object.js';
 
 function child(parent: JsonObject, key: string): JsonObject | undefined {
   const value = parent[key];

@@ -1,7 +1,8 @@
 // Defaults of the batch, networking, autoscaling, scheduling, storage and discovery kinds.
+
+import { defaultPodTemplate } from '../../../api/defaults/pod.js';
+import { canonicalizeQuantity } from '../../../api/defaults/quantities.js';
 import { isJsonObject, type JsonObject } from '../../../api/object.js';
-import { defaultPodTemplate } from './pod.js';
-import { canonicalizeQuantity } from './quantities.js';
 
 function ensure(parent: JsonObject, key: string): JsonObject {
   const existing = parent[key];

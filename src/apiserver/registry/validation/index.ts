@@ -1,5 +1,7 @@
 // The defaulting and validation of the built-in kinds, keyed "<group>/<Kind>" ('' group for core):
 // what kube-apiserver does between decoding a request and storing the object.
+
+import { defaultPod } from '../../../api/defaults/pod.js';
 import type { KubeObject } from '../../../api/object.js';
 import type { FieldError } from '../../../api/selectors/index.js';
 import {
@@ -21,7 +23,6 @@ import {
   defaultSecret,
   defaultService,
 } from '../defaults/core.js';
-import { defaultPod } from '../defaults/pod.js';
 import {
   validateControllerRevision,
   validateControllerRevisionUpdate,

@@ -1,4 +1,4 @@
-import { parseQuantity, type Quantity } from '../../../api/quantity.js';
+import { parseQuantity, type Quantity } from './quantity.js';
 
 interface Resources {
   requests?: Record<string, string>;

@@ -2,8 +2,8 @@
 // canonical form (or the given text where Kubernetes keeps it); ResourceLists are also rounded up
 // to milli units (SetDefaults_ResourceList).
 
-import { isJsonObject, type JsonObject } from '../../../api/object.js';
-import { Quantity } from '../../../api/quantity.js';
+import { isJsonObject, type JsonObject } from '../object.js';
+import { Quantity } from '../quantity.js';
 
 const MILLI = -3;
 

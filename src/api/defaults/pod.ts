@@ -1,6 +1,6 @@
 // Defaults of pods and pod templates (pkg/apis/core/v1 SetDefaults_Pod, SetDefaults_PodSpec,
 // SetDefaults_Container, the volume-source defaults and the generated zero-value defaults).
-import { isJsonObject, type JsonObject } from '../../../api/object.js';
+import { isJsonObject, type JsonObject } from '../object.js';
 import { defaultPullPolicy } from './image-reference.js';
 import { canonicalizeQuantity, defaultResourceList } from './quantities.js';
 
