@@ -2,8 +2,21 @@
 // objects there are (also kinds only a `count/` quota names), and falls again as objects go.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../../src/api/types/batch-v1.generated.js';
-import type { ConfigMap, Namespace, Pod, ResourceQuota } from '../../../src/api/types/core-v1.generated.js';
-import { CONFIG_MAPS, JOBS, NAMESPACES, PODS, RESOURCE_QUOTAS } from '../../../src/client/resources.js';
+import type {
+  ConfigMap,
+  Namespace,
+  Pod,
+  ResourceQuota,
+  Secret,
+} from '../../../src/api/types/core-v1.generated.js';
+import {
+  CONFIG_MAPS,
+  JOBS,
+  NAMESPACES,
+  PODS,
+  RESOURCE_QUOTAS,
+  SECRETS,
+} from '../../../src/client/resources.js';
 import type { ApiError } from '../../../src/client/rest/index.js';
 import {
   eventually,
@@ -87,5 +100,39 @@ describe('resource quota controller', () => {
     await usedBecomes('jobs', { 'count/jobs.batch': '1' });
     await jobs.delete(NS, 'j', { propagationPolicy: 'Background' });
     await usedBecomes('jobs', { 'count/jobs.batch': '0' });
+  });
+});
+
+describe('resource quota admission under concurrent writes', () => {
+  const RACE_NS = 'quota-race';
+  it('admits exactly what the quota allows when many creates race', async () => {
+    await cp.admin.resource<Namespace>(NAMESPACES).create({ metadata: { name: RACE_NS } });
+    await quotas().create({
+      metadata: { name: 'secrets', namespace: RACE_NS },
+      spec: { hard: { secrets: '5' } },
+    });
+    await eventually(async () => {
+      const quota = await quotas().get(RACE_NS, 'secrets');
+      return quota.status?.used?.secrets === '0' ? quota : undefined;
+    });
+    const secrets = cp.admin.resource<Secret>(SECRETS);
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        secrets.create({ metadata: { name: `race-${i}`, namespace: RACE_NS } }).then(
+          () => 'created',
+          (error: unknown) => `${(error as ApiError).code}`,
+        ),
+      ),
+    );
+    expect(outcomes.filter((o) => o === 'created')).toHaveLength(5);
+    expect(outcomes.filter((o) => o === '403')).toHaveLength(25);
+    expect((await secrets.list(RACE_NS)).items).toHaveLength(5);
+    expect((await quotas().get(RACE_NS, 'secrets')).status?.used).toEqual({ secrets: '5' });
+    const refused = await secrets
+      .create({ metadata: { name: 'one-more', namespace: RACE_NS } })
+      .catch((e: unknown) => e);
+    expect((refused as ApiError).message).toBe(
+      'secrets "one-more" is forbidden: exceeded quota: secrets, requested: secrets=1, used: secrets=5, limited: secrets=5',
+    );
   });
 });

@@ -26,6 +26,21 @@ export class QuotaNamespaces {
 }
 
 export function resourceQuotaAdmission(quotas: ResourceStore, withQuotas: QuotaNamespaces): AdmissionPlugin {
+  // One admission at a time per namespace: check and charge must not interleave, or concurrent
+  // writes would each see the same usage and together pass the limit. (kube-apiserver batches a
+  // namespace's waiting requests into one check for the same reason.)
+  const turns = new Map<string, Promise<void>>();
+  const inTurn = async (namespace: string, task: () => Promise<void>): Promise<void> => {
+    const previous = turns.get(namespace) ?? Promise.resolve();
+    const mine = previous.then(task);
+    const settled = mine.catch(() => undefined);
+    turns.set(namespace, settled);
+    try {
+      await mine;
+    } finally {
+      if (turns.get(namespace) === settled) turns.delete(namespace);
+    }
+  };
   return {
     name: 'ResourceQuota',
     async validate(attributes: AdmissionAttributes) {
@@ -35,28 +50,41 @@ export function resourceQuotaAdmission(quotas: ResourceStore, withQuotas: QuotaN
         return;
       }
       if (!withQuotas.has(attributes.namespace)) return;
-      const { items } = await quotas.list(attributes.namespace);
-      if (items.length === 0) return;
-      const result = checkQuotas(
-        items.map((text) => JSON.parse(text) as ResourceQuota),
-        { group: attributes.resource.group, resource: attributes.resource.resource },
-        attributes.object,
-        attributes.oldObject,
-        { operation: attributes.operation, subresource: attributes.subresource },
-      );
-      if (!result.ok) throw forbidden(attributes.resource, displayName(attributes.object), result.message);
-      if (attributes.dryRun) return;
-      for (const update of result.updates) {
-        await quotas.guaranteedUpdate(
-          attributes.namespace,
-          update.quotaName,
-          (quota: KubeObject) => ({
-            ...quota,
-            status: { ...(quota.status as object), used: update.newUsed },
-          }),
-          { subresource: 'status' },
-        );
-      }
+      await inTurn(attributes.namespace, () => admit(quotas, attributes));
     },
   };
+}
+
+async function admit(quotas: ResourceStore, attributes: AdmissionAttributes): Promise<void> {
+  // Deletes never reach here (they free usage; the quota controller accounts for them).
+  const operation = attributes.operation === 'UPDATE' ? 'UPDATE' : 'CREATE';
+  const check = (items: readonly ResourceQuota[]) =>
+    checkQuotas(
+      items,
+      { group: attributes.resource.group, resource: attributes.resource.resource },
+      attributes.object,
+      attributes.oldObject,
+      { operation, subresource: attributes.subresource },
+    );
+  const refuse = (message: string) => forbidden(attributes.resource, displayName(attributes.object), message);
+  const { items } = await quotas.list(attributes.namespace);
+  if (items.length === 0) return;
+  const result = check(items.map((text) => JSON.parse(text) as ResourceQuota));
+  if (!result.ok) throw refuse(result.message);
+  if (attributes.dryRun) return;
+  for (const update of result.updates) {
+    await quotas.guaranteedUpdate(
+      attributes.namespace,
+      update.quotaName,
+      (quota: KubeObject) => {
+        // Checked again against the quota as it is now: the quota controller may have
+        // recalculated its usage since the list.
+        const fresh = check([quota as ResourceQuota]);
+        if (!fresh.ok) throw refuse(fresh.message);
+        const used = fresh.updates[0]?.newUsed ?? update.newUsed;
+        return { ...quota, status: { ...(quota.status as object), used } };
+      },
+      { subresource: 'status' },
+    );
+  }
 }
