@@ -9,7 +9,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import type { Pod } from '../../src/api/types/core-v1.generated.js';
 import { sleep } from '../../src/client/informers/index.js';
 import {
@@ -26,6 +25,7 @@ import {
 import { isNotFound } from '../../src/client/rest/index.js';
 import { httpsClient } from '../../src/client/transports.js';
 import type { ApiObject, Client, ResourceRef } from '../../src/client/types.js';
+import { builtinControlPlaneCommand } from '../../src/cluster/controlplane-process.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
 import { printTable } from './report.js';
 
@@ -34,7 +34,8 @@ const REPLICAS = 1000;
 const CREATE_CONCURRENCY = 16;
 const POLL_MS = 50;
 const TIMEOUT_MS = 10 * 60_000;
-const controlPlaneMain = fileURLToPath(new URL('../../dist/controlplane-bundle/main.js', import.meta.url));
+/** The control plane as `tkube up` starts it (the bundle, with its V8 flags). */
+const controlPlane = builtinControlPlaneCommand();
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-controllers-'));
 const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
@@ -85,10 +86,10 @@ function startControlPlane(): Promise<{ child: ChildProcess; port: number; ready
   return new Promise((resolvePort, reject) => {
     const started = performance.now();
     const child = spawn(
-      process.execPath,
+      controlPlane.file,
       [
         ...profile,
-        controlPlaneMain,
+        ...controlPlane.args,
         '--state-dir',
         dir,
         '--api-port',

@@ -18,6 +18,7 @@ import type { Node, Pod } from '../../src/api/types/core-v1.generated.js';
 import { NODES, PODS } from '../../src/client/resources.js';
 import { httpsClient } from '../../src/client/transports.js';
 import type { Client } from '../../src/client/types.js';
+import { CONTROL_PLANE_NODE_FLAGS } from '../../src/cluster/controlplane-process.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
 import { fakeNodeName } from '../../src/providers/fake/index.js';
 import { percentile, printTable } from './report.js';
@@ -88,7 +89,17 @@ function startControlPlane(dir: string, nodes: number): Promise<RunningControlPl
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', '--cpu-prof-dir', resolve('bench-profiles')]
     : [];
-  const args = [...profile, '--import', 'tsx', controlPlaneMain, '--state-dir', dir, '--api-port', '0'];
+  const args = [
+    ...CONTROL_PLANE_NODE_FLAGS,
+    ...profile,
+    '--import',
+    'tsx',
+    controlPlaneMain,
+    '--state-dir',
+    dir,
+    '--api-port',
+    '0',
+  ];
   const child = spawn(process.execPath, [...args, '--fake-nodes', String(nodes)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
