@@ -5,6 +5,7 @@
 // node restart, running sandboxes and containers are adopted by their labels, dead ones replaced.
 import { rm } from 'node:fs/promises';
 import { totalmem } from 'node:os';
+import { isMirrorPod } from '../../api/mirror-pods.js';
 import { isPodTerminal } from '../../api/pod-conditions.js';
 import { Quantity } from '../../api/quantity.js';
 import type { Container, Node, Pod, PodStatus, Service } from '../../api/types/core-v1.generated.js';
@@ -31,7 +32,7 @@ import {
 import { EMPTY_RUNTIME, type PodRuntime, PodRuntimeReader } from './runtime/pod-runtime.js';
 import { RuntimeHealth } from './runtime-health.js';
 import { StaticPodSource } from './static/file-source.js';
-import { isMirrorPod, isStaticPod, podFullName } from './static/manifest.js';
+import { isStaticPod, podFullName } from './static/manifest.js';
 import { MirrorPods } from './static/mirror-pods.js';
 import type { StartFailure } from './status/container-statuses.js';
 import { generatePodStatus } from './status/pod-status.js';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   CONFIG_HASH_ANNOTATION,
-  CONFIG_MIRROR_ANNOTATION,
   isMirrorPodOf,
   ManifestError,
   mirrorPodFor,
   staticPodFromManifest,
 } from '../../../src/agent/kubelet/static/manifest.js';
+import { MIRROR_POD_ANNOTATION } from '../../../src/api/mirror-pods.js';
 
 const MANIFEST = `
 apiVersion: v1
@@ -89,7 +89,7 @@ describe('static pod manifests', () => {
     const pod = staticPodFromManifest(MANIFEST, '/m/web.yaml', 'n1');
     const mirror = mirrorPodFor(pod, { name: 'n1', uid: 'node-uid' });
     expect(mirror.metadata?.uid).toBeUndefined();
-    expect(mirror.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION]).toBe(pod.metadata?.uid);
+    expect(mirror.metadata?.annotations?.[MIRROR_POD_ANNOTATION]).toBe(pod.metadata?.uid);
     expect(mirror.metadata?.ownerReferences).toEqual([
       { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'node-uid', controller: true },
     ]);

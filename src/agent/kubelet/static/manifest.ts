@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { defaultPod } from '../../../api/defaults/pod.js';
+import { MIRROR_POD_ANNOTATION } from '../../../api/mirror-pods.js';
 import { isJsonObject } from '../../../api/object.js';
 import { podQosClass } from '../../../api/pod-qos.js';
 import type { Pod, PodSpec, Toleration } from '../../../api/types/core-v1.generated.js';
@@ -12,7 +13,6 @@ import type { Pod, PodSpec, Toleration } from '../../../api/types/core-v1.genera
 export const CONFIG_SOURCE_ANNOTATION = 'kubernetes.io/config.source';
 export const CONFIG_HASH_ANNOTATION = 'kubernetes.io/config.hash';
 export const CONFIG_SEEN_ANNOTATION = 'kubernetes.io/config.seen';
-export const CONFIG_MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
 /** The `config.source` of pods read from the manifest directory. */
 export const FILE_SOURCE = 'file';
 /** The `config.source` of pods from the apiserver. */
@@ -101,17 +101,12 @@ export function isStaticPod(pod: Pod): boolean {
   return source !== undefined && source !== API_SOURCE;
 }
 
-/** An API pod that mirrors a static pod. */
-export function isMirrorPod(pod: Pod): boolean {
-  return pod.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] !== undefined;
-}
-
 /** The mirror pod belongs to this very static pod (not to an earlier version of its manifest). */
 export function isMirrorPodOf(mirror: Pod, staticPod: Pod): boolean {
   const hash = staticPod.metadata?.annotations?.[CONFIG_HASH_ANNOTATION];
   return (
     hash !== undefined &&
-    mirror.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] === hash &&
+    mirror.metadata?.annotations?.[MIRROR_POD_ANNOTATION] === hash &&
     mirror.metadata?.name === staticPod.metadata?.name &&
     mirror.metadata?.namespace === staticPod.metadata?.namespace
   );
@@ -121,7 +116,7 @@ export function isMirrorPodOf(mirror: Pod, staticPod: Pod): boolean {
 export function mirrorPodFor(staticPod: Pod, node: { name: string; uid: string }): Pod {
   const { uid: _uid, resourceVersion: _rv, ...meta } = staticPod.metadata ?? {};
   const annotations = { ...meta.annotations };
-  annotations[CONFIG_MIRROR_ANNOTATION] = annotations[CONFIG_HASH_ANNOTATION] ?? '';
+  annotations[MIRROR_POD_ANNOTATION] = annotations[CONFIG_HASH_ANNOTATION] ?? '';
   return {
     apiVersion: 'v1',
     kind: 'Pod',

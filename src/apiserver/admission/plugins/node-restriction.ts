@@ -3,15 +3,11 @@
  * and tokens without knowing the objects; this plugin limits those writes to the node's own
  * objects, as Kubernetes 1.33 does. Only requests from node identities are checked.
  */
+import { isMirrorPod, MIRROR_POD_ANNOTATION } from '../../../api/mirror-pods.js';
 import type { KubeObject } from '../../../api/object.js';
 import { goQuote } from '../../../api/selectors/go-text.js';
 import type { Pod } from '../../../api/types/core-v1.generated.js';
-import {
-  isMirrorPod,
-  MIRROR_POD_ANNOTATION,
-  NODE_LEASE_NAMESPACE,
-  nodeNameOf,
-} from '../../auth/node/index.js';
+import { NODE_LEASE_NAMESPACE, nodeNameOf } from '../../auth/node/index.js';
 import { podConfigMapNames, podSecretNames } from '../../auth/node/pod-references.js';
 import type { ResourceStore } from '../../registry/resource-store.js';
 import { semanticEqual } from '../../registry/validation/json.js';

@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
+import { isMirrorPod } from '../../../api/mirror-pods.js';
 import type { KubeObject } from '../../../api/object.js';
 import type { PodSpec as CorePodSpec } from '../../../api/types/core-v1.generated.js';
-import { isMirrorPod, podSecretNames } from '../../auth/node/index.js';
+import { podSecretNames } from '../../auth/node/index.js';
 import { generateName } from '../../registry/object-meta.js';
 import type { ResourceStore } from '../../registry/resource-store.js';
 import { forbidden } from '../../status.js';

@@ -5,6 +5,7 @@
  * resource slices name their node. Kept as reference counts per object and node, so an update
  * costs the size of the object that changed and a check is a few map lookups.
  */
+import { isMirrorPod } from '../../../api/mirror-pods.js';
 import type { PersistentVolume, Pod, PodSpec } from '../../../api/types/core-v1.generated.js';
 import {
   persistentVolumeKubeletSecrets,
@@ -27,7 +28,6 @@ export type VertexType =
   | 'resourceslice';
 
 /** Kubernetes' annotation on a static pod's API object. */
-export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 
 interface PodEntry {
   readonly node: string;
@@ -174,10 +174,6 @@ export class NodeGraph {
     const entry = this.volumes.get(volume);
     return entry !== undefined && this.referencedFrom(entry.claim, node);
   }
-}
-
-export function isMirrorPod(pod: { metadata?: { annotations?: Record<string, string> } }): boolean {
-  return pod.metadata?.annotations?.[MIRROR_POD_ANNOTATION] !== undefined;
 }
 
 function podReferences(pod: Pod): string[] {

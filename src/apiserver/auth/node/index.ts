@@ -4,7 +4,7 @@ export {
   type NodeAuthorizerOptions,
   nodeAndRbacAuthorizer,
 } from './authorizer.js';
-export { isMirrorPod, MIRROR_POD_ANNOTATION, NodeGraph, type VertexType } from './graph.js';
+export { NodeGraph, type VertexType } from './graph.js';
 export { NodeGraphPopulator } from './graph-populator.js';
 export { nodeNameOf } from './identity.js';
 export {

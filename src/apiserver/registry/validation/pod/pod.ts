@@ -1,5 +1,6 @@
 // Pods (create and update) and pod templates embedded in other kinds.
 
+import { MIRROR_POD_ANNOTATION } from '../../../../api/mirror-pods.js';
 import type { KubeObject } from '../../../../api/object.js';
 import { goQuote } from '../../../../api/selectors/go-text.js';
 import {
@@ -34,7 +35,6 @@ import { validateLocalDescendingPath } from './paths.js';
 import { validatePodSpec } from './pod-spec.js';
 import { validateTolerations } from './scheduling.js';
 
-const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 const TOLERATIONS_ANNOTATION = 'scheduler.alpha.kubernetes.io/tolerations';
 const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
 const SECCOMP_POD_ANNOTATION = 'seccomp.security.alpha.kubernetes.io/pod';
