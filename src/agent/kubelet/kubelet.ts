@@ -22,6 +22,7 @@ import { CriClient, isCriNotFound } from './cri/client.js';
 import { serviceEnvironment } from './env/service-env.js';
 import { ImageManager, type RecordEvent } from './images/image-manager.js';
 import type { ExecInContainer } from './lifecycle/hooks.js';
+import { KubeletMetrics, type PodSyncType } from './metrics.js';
 import { Pleg } from './pleg.js';
 import {
   createProbeManager,
@@ -105,9 +106,19 @@ interface PodWorker {
   retries: number;
   mountRetryMs: number;
   done: boolean;
+  /** When the kubelet first saw the pod (kubelet_pod_start_duration_seconds counts from here). */
+  readonly firstSeen: number;
+  /** Synced at least once: the first sync is a `create`. */
+  synced: boolean;
+  /** The API object changed since the last sync: the next sync is an `update`. */
+  updated: boolean;
+  /** Its turn to Running was counted in kubelet_pod_start_duration_seconds. */
+  startObserved: boolean;
 }
 
 export class Kubelet {
+  /** What /metrics on the kubelet's server shows. */
+  readonly metrics: KubeletMetrics;
   readonly cri: CriClient;
   readonly health: RuntimeHealth;
   private readonly options: KubeletOptions;
@@ -140,7 +151,13 @@ export class Kubelet {
   constructor(options: KubeletOptions) {
     this.options = options;
     this.log = options.log ?? ((message) => console.error(message));
-    this.cri = options.cri ?? new CriClient();
+    this.metrics = new KubeletMetrics(options.nodeName, () => this.pleg.runtimeCounts());
+    this.cri =
+      options.cri ??
+      new CriClient({
+        onOperation: (operation, seconds, failed) =>
+          this.metrics.runtimeOperation(operation, seconds, failed),
+      });
     this.logRoot = options.logRoot ?? POD_LOGS_ROOT;
     this.informers = new SharedInformerFactory(options.client);
     this.events = new EventBroadcaster(options.client, { log: this.log });
@@ -211,11 +228,15 @@ export class Kubelet {
       containerBackoff: this.containerBackoff,
       podCgroup: (pod) => applyPodCgroup(pod),
       startFailures: (uid) => this.failuresOf(uid),
+      metrics: this.metrics,
     });
     this.pleg = new Pleg(
       this.cri,
       (uid) => this.onRuntimeChange(uid),
-      (result) => this.reader.prune(result.ids),
+      (result) => {
+        this.reader.prune(result.ids);
+        this.metrics.plegRelist(result.seconds, new Date());
+      },
       this.log,
     );
     this.health = new RuntimeHealth(this.cri, options.onRuntimeHealthChange);
@@ -241,6 +262,11 @@ export class Kubelet {
       if (isCriNotFound(error)) return undefined;
       throw error;
     }
+  }
+
+  /** The kubelet's metrics in the Prometheus text format (its server's /metrics). */
+  metricsText(): string {
+    return this.metrics.render();
   }
 
   /** The sync loop is alive: the runtime was relisted lately (the kubelet's PLEG health). */
@@ -318,7 +344,10 @@ export class Kubelet {
       sync = true;
     }
     worker.pod = pod;
-    if (sync) this.enqueue(worker);
+    if (sync) {
+      worker.updated = true;
+      this.enqueue(worker);
+    }
   }
 
   private podRemoved(pod: Pod): void {
@@ -448,6 +477,10 @@ export class Kubelet {
       retries: 0,
       mountRetryMs: MOUNT_RETRY_INITIAL_MS,
       done: false,
+      firstSeen: Date.now(),
+      synced: false,
+      updated: false,
+      startObserved: false,
     };
     this.workers.set(uid, worker);
     return worker;
@@ -476,6 +509,10 @@ export class Kubelet {
     try {
       while (worker.pending && !this.stopped) {
         worker.pending = false;
+        const type = this.syncType(worker);
+        worker.synced = true;
+        worker.updated = false;
+        const started = performance.now();
         try {
           const wakeAt = await this.sync(worker);
           worker.retries = 0;
@@ -486,6 +523,7 @@ export class Kubelet {
           this.log(`kubelet: error syncing pod ${describe(worker.pod)}: ${errorText(error)}`);
           this.enqueue(worker, delay);
         }
+        this.metrics.podWorkerSync(type, (performance.now() - started) / 1000);
       }
     } finally {
       worker.running = false;
@@ -497,6 +535,13 @@ export class Kubelet {
       for (const other of this.workers.values()) if (podFullName(other.pod) === fullName) this.enqueue(other);
       if (isStaticPod(worker.pod)) this.deleteOrphanedMirrorPods();
     }
+  }
+
+  /** The kind of sync due, as the kubelet's pod workers label it. */
+  private syncType(worker: PodWorker): PodSyncType {
+    if (worker.removed || worker.pod.metadata?.deletionTimestamp) return 'kill';
+    if (!worker.synced) return 'create';
+    return worker.updated ? 'update' : 'sync';
   }
 
   /** One sync of a pod; returns when to sync again although nothing changed. */
@@ -681,10 +726,11 @@ export class Kubelet {
 
   private setStatus(worker: PodWorker, runtime: PodRuntime, podIsTerminal: boolean): PodStatus {
     const pod = worker.pod;
+    const previous = this.statuses.get(worker.uid);
     const status = generatePodStatus({
       pod,
       runtime,
-      previous: this.statuses.get(worker.uid),
+      previous,
       startFailures: this.failuresOf(worker.uid),
       probes: this.probes,
       hostIPs: [this.options.nodeIP],
@@ -694,6 +740,13 @@ export class Kubelet {
       failure: worker.failure,
       now: new Date(),
     });
+    // Counted once, when the kubelet turns the pod Running (not when it adopts a running pod).
+    if (!worker.startObserved && status.phase === 'Running') {
+      worker.startObserved = true;
+      if ((previous ?? pod.status)?.phase !== 'Running') {
+        this.metrics.podStarted((Date.now() - worker.firstSeen) / 1000);
+      }
+    }
     this.statuses.set(pod, status);
     return status;
   }

@@ -2,8 +2,9 @@
 // sandboxes or containers changed state (a container exited, a sandbox died), so their workers
 // sync without polling each pod. Pods the runtime holds without any known owner show up too.
 import type { CriClient } from './cri/client.js';
+import type { RuntimeCounts } from './metrics.js';
 import { POD_UID_LABEL } from './runtime/labels.js';
-import type { PodRuntime } from './runtime/pod-runtime.js';
+import { type PodRuntime, runtimeContainerState } from './runtime/pod-runtime.js';
 
 const RELIST_INTERVAL_MS = 1000;
 /** The kubelet's PLEG counts as unhealthy when its last relist is older than this. */
@@ -14,6 +15,10 @@ export interface RelistResult {
   readonly uids: ReadonlySet<string>;
   /** Ids of every sandbox and container. */
   readonly ids: ReadonlySet<string>;
+  /** Ready sandboxes and containers by state, for the kubelet's gauges. */
+  readonly counts: RuntimeCounts;
+  /** How long the relist took. */
+  readonly seconds: number;
 }
 
 function fingerprint(entries: readonly string[]): string {
@@ -24,6 +29,7 @@ export class Pleg {
   private readonly seen = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
   private lastRelist = Date.now();
+  private lastCounts: RuntimeCounts | undefined;
 
   constructor(
     private readonly cri: CriClient,
@@ -61,7 +67,13 @@ export class Pleg {
     return Date.now() - this.lastRelist < RELIST_THRESHOLD_MS;
   }
 
+  /** What the last relist counted; undefined before the first. */
+  runtimeCounts(): RuntimeCounts | undefined {
+    return this.lastCounts;
+  }
+
   async relist(): Promise<RelistResult> {
+    const started = performance.now();
     const [sandboxes, containers] = await Promise.all([this.cri.listPodSandbox(), this.cri.listContainers()]);
     this.lastRelist = Date.now();
     const byUid = new Map<string, string[]>();
@@ -86,7 +98,21 @@ export class Pleg {
       this.seen.delete(uid);
       this.onChange(uid);
     }
-    const result = { uids: new Set(byUid.keys()), ids };
+    const containersByState = new Map<string, number>();
+    for (const container of containers) {
+      const state = runtimeContainerState(container.state);
+      containersByState.set(state, (containersByState.get(state) ?? 0) + 1);
+    }
+    const readyPods = new Set(
+      sandboxes.filter((s) => s.state === 'SANDBOX_READY').map((s) => s.labels[POD_UID_LABEL] ?? s.id),
+    );
+    this.lastCounts = { runningPods: readyPods.size, containersByState };
+    const result = {
+      uids: new Set(byUid.keys()),
+      ids,
+      counts: this.lastCounts,
+      seconds: (performance.now() - started) / 1000,
+    };
     this.onRelist(result);
     return result;
   }

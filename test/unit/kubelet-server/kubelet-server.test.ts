@@ -3,6 +3,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeletMetrics } from '../../../src/agent/kubelet/metrics.js';
 import {
   containerIdForLogs,
   type KubeletServer,
@@ -61,6 +62,8 @@ let server: KubeletServer;
 let client: ReviewClient;
 let logDir: string;
 let running = true;
+const metrics = new KubeletMetrics('node-1');
+metrics.runtimeOperation('run_podsandbox', 0.2, false);
 
 const pod: Pod = {
   metadata: { name: 'web', namespace: 'shop', uid: 'u1' },
@@ -116,6 +119,7 @@ beforeAll(async () => {
       'kube-apiserver-kubelet-client get proxy node-1',
       'viewer get pods node-1',
       'token-user get healthz node-1',
+      'viewer get metrics node-1',
     ]),
   );
   server = await startKubeletServer({
@@ -130,6 +134,7 @@ beforeAll(async () => {
     },
     host: {
       pods: () => [pod],
+      metricsText: () => metrics.render(),
       containerStatus: async (id) =>
         id === 'current'
           ? { logPath: join(logDir, '1.log'), running }
@@ -172,6 +177,19 @@ function get(path: string, as?: IssuedCertificate, headers: Record<string, strin
 }
 
 describe('the kubelet server', () => {
+  it('serves the kubelet metrics at /metrics to callers allowed nodes/metrics', async () => {
+    const answer = await get('/metrics', viewer);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(answer.body).toContain('kubelet_node_name{node="node-1"} 1\n');
+    expect(answer.body).toContain('kubelet_runtime_operations_total{operation_type="run_podsandbox"} 1\n');
+    expect(nodeSubresources('/metrics/cadvisor')).toEqual(['metrics']);
+    // The token user may read /healthz only.
+    expect(await get('/metrics', undefined, { authorization: 'Bearer good-token' })).toMatchObject({
+      status: 403,
+    });
+  });
+
   it('turns away callers without credentials and those the apiserver does not allow', async () => {
     expect(await get('/healthz')).toMatchObject({ status: 401, body: 'Unauthorized' });
     expect(await get('/containerLogs/shop/web/app', viewer)).toMatchObject({

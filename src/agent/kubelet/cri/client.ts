@@ -95,15 +95,44 @@ function methodOf(service: 'RuntimeService' | 'ImageService', name: string): Met
   return method;
 }
 
+/**
+ * The kubelet's `operation_type` of each RPC, as its instrumented runtime service names them
+ * (`RunPodSandbox` is `run_podsandbox`).
+ */
+const OPERATION_TYPES: Readonly<Record<string, string>> = {
+  Version: 'version',
+  Status: 'status',
+  RunPodSandbox: 'run_podsandbox',
+  StopPodSandbox: 'stop_podsandbox',
+  RemovePodSandbox: 'remove_podsandbox',
+  PodSandboxStatus: 'podsandbox_status',
+  ListPodSandbox: 'list_podsandbox',
+  CreateContainer: 'create_container',
+  StartContainer: 'start_container',
+  StopContainer: 'stop_container',
+  RemoveContainer: 'remove_container',
+  ListContainers: 'list_containers',
+  ContainerStatus: 'container_status',
+  ExecSync: 'exec_sync',
+  ListImages: 'list_images',
+  ImageStatus: 'image_status',
+  PullImage: 'pull_image',
+};
+
+/** Told of every finished call: its operation type, how long it took, whether it failed. */
+export type CriOperationObserver = (operation: string, seconds: number, failed: boolean) => void;
+
 export interface CriClientOptions {
   /** `unix:///run/containerd/containerd.sock` by default. */
   readonly endpoint?: string;
   readonly timeoutMs?: number;
+  readonly onOperation?: CriOperationObserver;
 }
 
 export class CriClient {
   private readonly client: Client;
   private readonly timeoutMs: number;
+  private readonly onOperation: CriOperationObserver | undefined;
 
   constructor(options: CriClientOptions = {}) {
     this.client = new Client(options.endpoint ?? DEFAULT_CRI_ENDPOINT, credentials.createInsecure(), {
@@ -111,6 +140,7 @@ export class CriClient {
       'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
     });
     this.timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+    this.onOperation = options.onOperation;
   }
 
   close(): void {
@@ -247,6 +277,9 @@ export class CriClient {
     timeoutMs = this.timeoutMs,
   ): Promise<R> {
     const method = methodOf(service, name);
+    const started = performance.now();
+    const observe = (failed: boolean) =>
+      this.onOperation?.(OPERATION_TYPES[name] ?? name, (performance.now() - started) / 1000, failed);
     return new Promise<R>((resolve, reject) => {
       this.client.makeUnaryRequest<object, object>(
         method.path,
@@ -256,6 +289,7 @@ export class CriClient {
         new Metadata(),
         { deadline: Date.now() + timeoutMs },
         (error: ServiceError | null, response?: object) => {
+          observe(error !== null);
           if (error) reject(new CriError(name, error.code, error.details || error.message));
           else resolve(response as R);
         },

@@ -1,2 +1,9 @@
-export { CriClient, type CriClientOptions, CriError, DEFAULT_CRI_ENDPOINT, isCriNotFound } from './client.js';
+export {
+  CriClient,
+  type CriClientOptions,
+  CriError,
+  type CriOperationObserver,
+  DEFAULT_CRI_ENDPOINT,
+  isCriNotFound,
+} from './client.js';
 export type * from './types.js';

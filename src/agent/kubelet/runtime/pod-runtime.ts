@@ -64,6 +64,11 @@ const STATES: Readonly<Record<string, RuntimeContainerState>> = {
   CONTAINER_EXITED: 'exited',
 };
 
+/** The kubelet's name of a CRI container state (`CONTAINER_RUNNING` is `running`). */
+export function runtimeContainerState(criState: string): RuntimeContainerState {
+  return STATES[criState] ?? 'unknown';
+}
+
 const nsToMs = (ns: number): number => (ns > 0 ? Math.floor(ns / 1e6) : 0);
 
 export class PodRuntimeReader {
@@ -143,14 +148,14 @@ export class PodRuntimeReader {
     }
     const container = await toRuntimeContainer(status, item.podSandboxId);
     // Cache only what is settled: the listed state agrees with the status we read.
-    if (container.state === (STATES[item.state] ?? 'unknown')) this.containerCache.set(key, container);
+    if (container.state === runtimeContainerState(item.state)) this.containerCache.set(key, container);
     return container;
   }
 }
 
 async function toRuntimeContainer(status: ContainerStatus, sandboxId: string): Promise<RuntimeContainer> {
   const info = containerInfo(status.labels, status.annotations);
-  const state = STATES[status.state] ?? 'unknown';
+  const state = runtimeContainerState(status.state);
   let message = '';
   if (state === 'exited') {
     message = status.message;

@@ -1,7 +1,7 @@
 // The kubelet's HTTPS API on port 10250: its serving certificate is issued by the cluster CA,
 // callers authenticate with client certificates or bearer tokens, and the apiserver decides
 // per request (SubjectAccessReview on nodes/<subresource>). Endpoints: /healthz, /pods,
-// /containerLogs/<ns>/<pod>/<container>; exec, attach and portForward are routes to add on
+// /metrics, /containerLogs/<ns>/<pod>/<container>; exec, attach and portForward are routes to add on
 // `router` (their `upgrade` handlers receive the authorized connection).
 import { createServer, type Server } from 'node:https';
 import type { Pod } from '../../../api/types/core-v1.generated.js';
@@ -19,6 +19,8 @@ export { KubeletRouter } from './router.js';
 export interface KubeletServerHost extends ContainerLogSource {
   /** The sync loop's health (`[+]syncloop ok` in /healthz); healthy when absent. */
   syncLoopHealthy?(): boolean;
+  /** The Prometheus text for /metrics; the route is absent without it. */
+  metricsText?(): string;
 }
 
 export interface KubeletServerOptions {
@@ -76,8 +78,27 @@ function podList(host: KubeletServerHost) {
   };
 }
 
+/** The Prometheus text format's media type, as client_golang serves it. */
+const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
+
+function metrics(render: () => string) {
+  return ({ res }: KubeletRequest) => {
+    const body = render();
+    res.writeHead(200, {
+      'content-type': PROMETHEUS_TEXT,
+      'content-length': String(Buffer.byteLength(body)),
+    });
+    res.end(body);
+  };
+}
+
 export function createKubeletRouter(host: KubeletServerHost): KubeletRouter {
-  return new KubeletRouter()
+  const router = new KubeletRouter();
+  if (host.metricsText) {
+    const render = host.metricsText.bind(host);
+    router.add({ methods: ['GET'], pattern: '/metrics', handle: metrics(render) });
+  }
+  return router
     .add({ methods: ['GET'], pattern: '/healthz', handle: healthz(host) })
     .add({ methods: ['GET'], pattern: '/healthz/*', handle: healthz(host) })
     .add({ methods: ['GET'], pattern: '/pods', handle: podList(host) })

@@ -19,6 +19,7 @@ import {
 } from '../env/container-env.js';
 import type { ImageManager } from '../images/image-manager.js';
 import { type ExecInContainer, runHook } from '../lifecycle/hooks.js';
+import type { ContainerMetricType, KubeletMetrics } from '../metrics.js';
 import { goDuration } from '../prober/go-text.js';
 import { containerHash } from '../runtime/container-hash.js';
 import { type ContainerType, containerAnnotations, containerLabels } from '../runtime/labels.js';
@@ -47,7 +48,15 @@ export interface SyncerDeps extends KillDeps {
   readonly podCgroup?: (pod: Pod) => Promise<void>;
   readonly startFailures: (uid: string) => Map<string, StartFailure>;
   readonly exec: ExecInContainer;
+  /** Counts sandbox and container starts (kubelet_started_*_total); none in tests. */
+  readonly metrics?: Pick<KubeletMetrics, 'sandboxStart' | 'containerStart'>;
 }
+
+const CONTAINER_METRIC_TYPES: Readonly<Record<ContainerType, ContainerMetricType>> = {
+  container: 'container',
+  init: 'init_container',
+  ephemeral: 'ephemeral_container',
+};
 
 export interface SyncResult {
   /** When to sync again although nothing changed (a back-off ends), ms since the epoch. */
@@ -173,12 +182,15 @@ export class PodSyncer {
     const wakeups: number[] = [];
     const start = async (container: Container, type: ContainerType): Promise<boolean> => {
       const failures = deps.startFailures(uid);
+      // Upstream counts a start once the back-off lets it through, and its failure by reason.
+      let attempted = false;
       try {
         const wait = this.crashLoopBackoff(pod, container, runtime);
         if (wait) {
           wakeups.push(wait.until);
           throw new StartError('CrashLoopBackOff', wait.message);
         }
+        attempted = true;
         await this.startContainer(
           pod,
           container,
@@ -188,8 +200,15 @@ export class PodSyncer {
           containerMounts.get(container.name) ?? [],
         );
         failures.delete(container.name);
+        deps.metrics?.containerStart(CONTAINER_METRIC_TYPES[type]);
         return true;
       } catch (error) {
+        if (attempted) {
+          deps.metrics?.containerStart(
+            CONTAINER_METRIC_TYPES[type],
+            error instanceof StartError ? error.reason : 'Unknown',
+          );
+        }
         if (!(error instanceof StartError)) throw error;
         failures.set(container.name, { reason: error.reason, message: error.message });
         const imageRetry = deps.images.backoffEnd(pod, container.image ?? '');
@@ -261,7 +280,9 @@ export class PodSyncer {
     let id: string;
     try {
       id = await deps.cri.runPodSandbox(config);
+      deps.metrics?.sandboxStart(false);
     } catch (error) {
+      deps.metrics?.sandboxStart(true);
       const message = error instanceof Error ? error.message : String(error);
       deps.record(
         podRef(pod),
