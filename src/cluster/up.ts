@@ -6,8 +6,11 @@ import { join } from 'node:path';
 
 import { TKUBE_VERSION } from '../api/tkube-version.js';
 import { KUBERNETES_GIT_VERSION } from '../api/version.js';
+import { SERVICE_ACCOUNTS } from '../client/resources.js';
+import { isNotFound } from '../client/rest/index.js';
 import { httpsClient } from '../client/transports.js';
-import { ensureClusterPki } from '../pki/cluster-pki.js';
+import { waitForDefaultServiceAccounts } from '../controlplane/default-service-accounts.js';
+import { type ClusterPki, ensureClusterPki } from '../pki/cluster-pki.js';
 import { generateRsaKeyPair } from '../pki/keys.js';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 import type { ClusterNetwork } from '../providers/types.js';
@@ -92,6 +95,45 @@ export interface UpResult {
 
 export const DEFAULT_READY_TIMEOUT_MS = 60_000;
 export const DEFAULT_NODES_READY_TIMEOUT_MS = 120_000;
+/**
+ * Waits until the system namespaces have their `default` ServiceAccount, without which pods are
+ * refused there: /readyz does not cover them, as in Kubernetes.
+ */
+async function waitForPodAdmission(
+  server: string,
+  pki: ClusterPki,
+  wait: { timeoutMs: number; signal?: AbortSignal },
+): Promise<void> {
+  const client = httpsClient({
+    server,
+    ca: pki.ca.certificatePem,
+    cert: pki.admin.certificatePem,
+    key: pki.admin.privateKeyPem,
+    component: 'tkube',
+  });
+  try {
+    const accounts = client.resource(SERVICE_ACCOUNTS);
+    const missing = await waitForDefaultServiceAccounts({
+      exists: (namespace) =>
+        accounts.get(namespace, 'default').then(
+          () => true,
+          (error: unknown) => {
+            if (isNotFound(error)) return false;
+            throw error;
+          },
+        ),
+      ...wait,
+    });
+    if (missing) {
+      throw new Error(
+        `namespace ${missing} has no default service account yet, so it would refuse pods; the serviceaccount controller may have failed`,
+      );
+    }
+  } finally {
+    await client.close();
+  }
+}
+
 /** More time for /readyz per fake node (registering 1,000 takes about 25 s on two cores). */
 const FAKE_NODE_READY_MS = 50;
 const LOG_LINES_ON_FAILURE = 20;
@@ -282,10 +324,17 @@ export async function up(options: UpOptions): Promise<UpResult> {
                 (options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS) + fakeNodes * FAKE_NODE_READY_MS,
               givenUp: controlPlane!.exited.then(describeEarlyExit),
               signal: options.signal,
-            }).catch(async (error: unknown) => {
-              if (options.signal?.aborted) throw error;
-              throw await withLogTail(errorMessage(error), paths);
-            }),
+            })
+              .then(() =>
+                waitForPodAdmission(record.server, pki!, {
+                  timeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+                  signal: options.signal,
+                }),
+              )
+              .catch(async (error: unknown) => {
+                if (options.signal?.aborted) throw error;
+                throw await withLogTail(errorMessage(error), paths);
+              }),
         },
         ...nodeStartSteps,
         {

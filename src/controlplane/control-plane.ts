@@ -52,7 +52,8 @@ export interface RunningControlPlane {
 
 /**
  * One process holding the apiserver (and, later, controllers and scheduler) on one store.
- * It answers /readyz only once the bootstrap objects exist.
+ * It answers /readyz once the bootstrap objects and policy exist, and returns once the system
+ * namespaces have their default ServiceAccounts too.
  */
 export async function startControlPlane(options: ControlPlaneOptions): Promise<RunningControlPlane> {
   mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
@@ -154,8 +155,13 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     ? new FakeNodes((identity, component) => loopback.client(identity, component), options.fakeNodes)
     : undefined;
   await fakeNodes?.start();
-  await waitForDefaultServiceAccounts(apiServer);
   ready = true;
+  // In-process users create pods as soon as this returns: their namespaces need the accounts.
+  const accounts = apiServer.resourceStore('', 'v1', 'serviceaccounts')!;
+  const missing = await waitForDefaultServiceAccounts({
+    exists: async (namespace) => (await accounts.find(namespace, 'default')) !== undefined,
+  });
+  if (missing) console.error(`control plane: no default service account in namespace ${missing} yet`);
   return {
     apiServer,
     port,
