@@ -16,7 +16,7 @@ import { isConflict, isNotFound } from '../../client/rest/index.js';
 import type { Client } from '../../client/types.js';
 import { Backoff } from './backoff.js';
 import { CLUSTER_DNS_IP, CLUSTER_DOMAIN, type DnsSettings } from './config/dns.js';
-import { applyPodCgroup } from './config/pod-cgroup.js';
+import { applyPodCgroup, removePodCgroup } from './config/pod-cgroup.js';
 import { POD_LOGS_ROOT, podLogDirectory } from './config/sandbox-config.js';
 import { CriClient, isCriNotFound } from './cri/client.js';
 import { serviceEnvironment } from './env/service-env.js';
@@ -712,6 +712,9 @@ export class Kubelet {
     }
     await this.volumes.tearDown(uid);
     await this.files.removePodFiles(uid);
+    await removePodCgroup(pod).catch((error: unknown) =>
+      this.log(`kubelet: failed removing the cgroup of pod ${describe(pod)}: ${errorText(error)}`),
+    );
     if (pod.metadata?.name) await rm(podLogDirectory(pod, this.logRoot), { recursive: true, force: true });
     this.statuses.forget(uid);
     this.startFailures.delete(uid);

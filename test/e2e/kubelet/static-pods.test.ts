@@ -122,6 +122,17 @@ describe('static pods', () => {
     );
     expect(replaced.spec?.containers[0]?.command?.[2]).toContain('second');
     expect(replaced.status?.containerStatuses?.[0]?.containerID).not.toBe(containerId);
+    // The first pod's cgroup went with it, in every hierarchy.
+    for (const hierarchy of ['memory', 'cpu', 'pids']) {
+      await waitFor(
+        () =>
+          execa('docker', ['exec', node, 'test', '-e', `/sys/fs/cgroup/${hierarchy}/kubepods/pod${hash}`], {
+            reject: false,
+          }),
+        (result) => result.exitCode === 1,
+        30_000,
+      );
+    }
 
     await execa('docker', ['exec', node, 'rm', `${MANIFESTS}/web.yaml`]);
     await waitFor(

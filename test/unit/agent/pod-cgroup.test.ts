@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import {
   applyPodCgroup,
   podCgroupConfig,
   podCgroupFiles,
+  removePodCgroup,
   sharesToWeight,
 } from '../../../src/agent/kubelet/config/pod-cgroup.js';
 import type { Container, Pod } from '../../../src/api/types/core-v1.generated.js';
@@ -97,6 +99,36 @@ describe('pod cgroup limits', () => {
       expect(await readFile(join(v2, 'kubepods/podu1/memory.max'), 'utf8')).toBe('67108864');
       expect(await readFile(join(v2, 'kubepods/cgroup.subtree_control'), 'utf8')).toBe('+cpu +memory');
       expect(await readFile(join(v2, 'kubepods/podu1/cpu.weight'), 'utf8')).toBe(String(sharesToWeight(256)));
+    } finally {
+      await rm(v1, { recursive: true, force: true });
+      await rm(v2, { recursive: true, force: true });
+    }
+  });
+
+  it('removes the pod cgroup from every v1 hierarchy and from v2, and reports one still in use', async () => {
+    const p = pod('Burstable', [c('a', undefined, { cpu: '100m' })]);
+    const v1 = await mkdtemp(join(tmpdir(), 'tkube-cg1-'));
+    const v2 = await mkdtemp(join(tmpdir(), 'tkube-cg2-'));
+    try {
+      // runc makes the pod's directory in every hierarchy it nests containers in.
+      for (const hierarchy of ['cpu', 'memory', 'pids']) {
+        await mkdir(join(v1, hierarchy, 'kubepods/burstable/podu1'), { recursive: true });
+      }
+      await mkdir(join(v1, 'blkio'));
+      await removePodCgroup(p, v1);
+      for (const hierarchy of ['cpu', 'memory', 'pids']) {
+        expect(existsSync(join(v1, hierarchy, 'kubepods/burstable/podu1'))).toBe(false);
+        expect(existsSync(join(v1, hierarchy, 'kubepods/burstable'))).toBe(true);
+      }
+
+      await writeFile(join(v2, 'cgroup.controllers'), 'cpu memory');
+      await mkdir(join(v2, 'kubepods/burstable/podu1/container-1'), { recursive: true });
+      await expect(removePodCgroup(p, v2)).rejects.toMatchObject({ code: 'ENOTEMPTY' });
+      await rm(join(v2, 'kubepods/burstable/podu1/container-1'), { recursive: true });
+      await removePodCgroup(p, v2);
+      expect(existsSync(join(v2, 'kubepods/burstable/podu1'))).toBe(false);
+      // Gone already: nothing to do.
+      await removePodCgroup(p, v2);
     } finally {
       await rm(v1, { recursive: true, force: true });
       await rm(v2, { recursive: true, force: true });

@@ -3,7 +3,7 @@
 // ResourceConfigForPod). CRI in containerd 1.6 has no pod resources, and runc only creates the
 // parent directories, so the agent writes the cgroup files itself (v1 or v2).
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Quantity } from '../../../api/quantity.js';
 import type { Container, Pod } from '../../../api/types/core-v1.generated.js';
@@ -151,6 +151,24 @@ export async function applyPodCgroup(pod: Pod, root = CGROUP_ROOT): Promise<void
     if (cgroupV2) await delegate(root, dir);
     else await mkdir(dir, { recursive: true });
     await writeFile(join(root, path), value);
+  }
+}
+
+/**
+ * Removes the pod's cgroup once its containers and sandbox are gone (the pod container
+ * manager's Destroy): on cgroup v1 in every hierarchy, since runc made the pod's directory in
+ * each. A cgroup that still holds processes cannot go: that is an error the caller reports.
+ */
+export async function removePodCgroup(pod: Pod, root = CGROUP_ROOT): Promise<void> {
+  const parent = podCgroupParent(pod).replace(/^\//, '');
+  const dirs = existsSync(join(root, 'cgroup.controllers'))
+    ? [join(root, parent)]
+    : (await readdir(root)).map((hierarchy) => join(root, hierarchy, parent));
+  for (const dir of dirs) {
+    await rmdir(dir).catch((error: NodeJS.ErrnoException) => {
+      // Absent (a hierarchy runc left alone, or a co-mounted one already removed): nothing to do.
+      if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error;
+    });
   }
 }
 
