@@ -8,7 +8,7 @@ import { scalarValue } from './scalars.js';
 import { type JsonValue, lengthDelimited } from './special-types.js';
 import { readFields, type WireFields } from './wire.js';
 
-export const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
+export { PROTOBUF_CONTENT_TYPE } from './content-type.js';
 
 export interface GroupVersionKind {
   group: string;

@@ -1,9 +1,11 @@
 // Real kubectl against `tkube up --nodes 0`: the everyday commands on namespaces, configmaps,
 // secrets, deployments, services and pods, and the output and errors users see.
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readKubeconfig } from '../../../src/client/transports.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 
 let cluster: TestCluster;
@@ -476,5 +478,54 @@ describe('kubectl against tkube', () => {
     expect(created.stdout, created.stderr).toBe('configmap/old-client created');
     const deleted = await cluster.kubectl(['delete', 'cm', 'old-client', '-n', 'shop'], { binary });
     expect(deleted.stdout, deleted.stderr).toBe('configmap "old-client" deleted');
+  });
+
+  it('accepts protobuf and YAML request bodies, and answers 400 to broken ones', async () => {
+    // Straight to the server: kubectl sends JSON. The decoders load on first use.
+    const credentials = readKubeconfig(cluster.kubeconfig);
+    const post = (path: string, body: Buffer | string, contentType: string) =>
+      new Promise<{ status: number; json: { message?: string; metadata?: { name?: string } } }>(
+        (resolve, reject) => {
+          const url = new URL(path, credentials.server);
+          const req = httpsRequest(
+            {
+              host: url.hostname,
+              port: url.port,
+              path: url.pathname,
+              method: 'POST',
+              ca: credentials.ca,
+              cert: credentials.cert,
+              key: credentials.key,
+              headers: { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) },
+            },
+            (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (chunk: Buffer) => chunks.push(chunk));
+              res.on('end', () =>
+                resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString()) }),
+              );
+            },
+          );
+          req.on('error', reject);
+          req.end(body);
+        },
+      );
+    // The body kubectl 1.33 sends for `kubectl create namespace n` as protobuf (see test/unit/protobuf).
+    const protobuf = readFileSync(new URL('../../unit/protobuf/fixtures/namespace.bin', import.meta.url));
+    const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+    expect(await post('/api/v1/namespaces', protobuf, PROTOBUF)).toMatchObject({
+      status: 201,
+      json: { metadata: { name: 'n' } },
+    });
+    expect((await post('/api/v1/namespaces', protobuf.subarray(0, 6), PROTOBUF)).status).toBe(400);
+
+    const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  a: "1"\n';
+    expect(await post('/api/v1/namespaces/default/configmaps', yaml, 'application/yaml')).toMatchObject({
+      status: 201,
+      json: { metadata: { name: 'from-yaml' } },
+    });
+    const broken = await post('/api/v1/namespaces/default/configmaps', 'a: [1,\n', 'application/yaml');
+    expect(broken.status).toBe(400);
+    expect(broken.json.message).toMatch(/^yaml: /);
   });
 });
