@@ -32,8 +32,10 @@ import {
   serveTokenReview,
 } from './handlers/authentication-reviews.js';
 import { serveAccessReview, serveRulesReview } from './handlers/authorization-reviews.js';
+import type { KubeletClientCredentials } from './handlers/kubelet-connection.js';
+import { nodeProxyHandler } from './handlers/node-proxy.js';
 import { podEvictionHandler } from './handlers/pod-eviction.js';
-import { type KubeletClientCredentials, podLogsHandler } from './handlers/pod-logs.js';
+import { podLogsHandler } from './handlers/pod-logs.js';
 import { ResourceHandler, type ResourceHandlerDeps } from './handlers/resource-handler.js';
 import type { WatchSettings } from './handlers/watch.js';
 import { sendJson, sendStatusError, sendText } from './http/respond.js';
@@ -91,16 +93,18 @@ export class ApiServer {
   private readonly admissionChain: AdmissionChain;
 
   constructor(private readonly options: ApiServerOptions) {
+    const kubeletCredentials = () =>
+      options.kubeletClient?.() ??
+      Promise.reject(internalError(new Error('no client certificate for kubelets is configured')));
     this.handler = new ResourceHandler({
       store: options.store,
       patchSchemaFor: options.patchSchemaFor,
       watch: options.watch,
       podLogs: podLogsHandler({
         nodes: () => this.resourceStore('', 'v1', 'nodes')!,
-        credentials: () =>
-          options.kubeletClient?.() ??
-          Promise.reject(internalError(new Error('no client certificate for kubelets is configured'))),
+        credentials: kubeletCredentials,
       }),
+      nodeProxy: nodeProxyHandler({ credentials: kubeletCredentials }),
       podEviction: podEvictionHandler({
         budgets: () => this.resourceStore('policy', 'v1', 'poddisruptionbudgets')!,
       }),

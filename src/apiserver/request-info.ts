@@ -88,7 +88,8 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     }
   }
   const [resource = '', name = '', subresource = '', ...extra] = rest;
-  if (resource === '' || extra.length > 0) return nonResource;
+  // Only a proxy subresource has a path of its own (`/nodes/<name>/proxy/metrics`).
+  if (resource === '' || (extra.length > 0 && subresource !== 'proxy')) return nonResource;
   // The namespace of a namespace is the namespace itself, as kube-apiserver reports it.
 
   let verb: ResourceVerb;

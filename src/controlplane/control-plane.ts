@@ -3,8 +3,8 @@ import { createSecureServer, type Http2SecureServer, type Http2Session } from 'n
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { ApiServer, type PathHandler } from '../apiserver/api-server.js';
+import type { KubeletClientCredentials } from '../apiserver/handlers/kubelet-connection.js';
 import { oidcPaths } from '../apiserver/handlers/oidc.js';
-import type { KubeletClientCredentials } from '../apiserver/handlers/pod-logs.js';
 import type { WatchSettings } from '../apiserver/handlers/watch.js';
 import type { UserInfo } from '../apiserver/http/types.js';
 import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';

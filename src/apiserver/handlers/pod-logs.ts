@@ -3,33 +3,26 @@
 // status.daemonEndpoints) with its own client certificate, and streams the answer back. The
 // kubelet's failures become Status errors the way kube-apiserver's response checker makes them.
 import type { IncomingMessage } from 'node:http';
-import { request } from 'node:https';
-import { dialErrorText } from '../../api/go-net-errors.js';
 import type { KubeObject } from '../../api/object.js';
 import { kubeletLogQuery, parsePodLogQuery, validatePodLogOptions } from '../../api/pod-log-options.js';
 import type { Container, Node, Pod } from '../../api/types/core-v1.generated.js';
 import type { RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { badRequest, internalError, invalid, StatusError, type StatusReason } from '../status.js';
-
-/** kube-apiserver's client identity towards kubelets, and the CA their serving certificates chain to. */
-export interface KubeletClientCredentials {
-  readonly certificatePem: string;
-  readonly privateKeyPem: string;
-  readonly caPem: string;
-}
+import {
+  type KubeletClientCredentials,
+  kubeletAddress,
+  sendToKubelet,
+  streamResponse,
+} from './kubelet-connection.js';
 
 export interface PodLogsDeps {
   readonly nodes: () => ResourceStore;
   readonly credentials: () => Promise<KubeletClientCredentials>;
 }
 
-const DEFAULT_KUBELET_PORT = 10250;
-/** kubeadm's --kubelet-preferred-address-types. */
-const PREFERRED_ADDRESS_TYPES = ['InternalIP', 'ExternalIP', 'Hostname'];
 /** How much of a kubelet's error body becomes the message. */
 const MAX_ERROR_BODY = 50_000;
-const DIAL_TIMEOUT_MS = 30_000;
 
 /** The container to read: the one named (which must exist), or the only one; else the choices. */
 export function logContainerName(pod: Pod, requested: string | undefined): string {
@@ -51,20 +44,6 @@ export function logContainerName(pod: Pod, requested: string | undefined): strin
   if (!all.some((c) => c.name === requested))
     throw badRequest(`container ${requested} is not valid for pod ${name}`);
   return requested;
-}
-
-/** The kubelet's address: the first of the preferred address types the node reports. */
-export function kubeletAddress(node: Node): { host: string; port: number } {
-  const addresses = node.status?.addresses ?? [];
-  for (const type of PREFERRED_ADDRESS_TYPES) {
-    const found = addresses.find((a) => a.type === type && a.address);
-    if (found) {
-      const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port;
-      return { host: found.address, port: port && port > 0 ? port : DEFAULT_KUBELET_PORT };
-    }
-  }
-  const known = addresses.map((a) => `{${a.type} ${a.address}}`).join(' ');
-  throw internalError(new Error(`no preferred addresses found; known addresses: [${known}]`));
 }
 
 /** kube-apiserver's GenericHttpResponseChecker for a kubelet answer that is not 2xx. */
@@ -131,42 +110,20 @@ export function podLogsHandler(deps: PodLogsDeps) {
     const credentials = await deps.credentials();
     const path = `/containerLogs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${encodeURIComponent(container)}`;
     const query = kubeletLogQuery(options).toString();
-    const url = `https://${host}:${port}${path}${query ? `?${query}` : ''}`;
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const outgoing = request(url, {
+    const url = new URL(`https://${host}:${port}${path}${query ? `?${query}` : ''}`);
+    const response = await sendToKubelet(
+      {
+        url,
         method: 'GET',
-        cert: credentials.certificatePem,
-        key: credentials.privateKeyPem,
-        ca: credentials.caPem,
-        rejectUnauthorized: !options.insecureSkipTLSVerifyBackend,
-        agent: false,
-        timeout: DIAL_TIMEOUT_MS,
-      });
-      outgoing.on('response', resolve);
-      outgoing.on('timeout', () =>
-        outgoing.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
-      );
-      outgoing.on('error', (error) =>
-        reject(internalError(new Error(`Get "${url}": ${dialErrorText(`${host}:${port}`, error)}`))),
-      );
-      ctx.res.once('close', () => outgoing.destroy());
-      outgoing.end();
-    });
-    // Once the kubelet answers, the stream may stay quiet for as long as the container logs nothing.
-    response.socket.setTimeout(0);
+        credentials,
+        insecureSkipVerify: options.insecureSkipTLSVerifyBackend,
+        signal: ctx.res,
+      },
+      (dialText) => internalError(new Error(`Get "${url.href}": ${dialText}`)),
+    );
     const code = response.statusCode ?? 0;
     if (code < 200 || code > 206) throw kubeletResponseError(code, await readBody(response), name);
     ctx.res.writeHead(200, { 'content-type': 'text/plain' });
-    await new Promise<void>((resolve) => {
-      response.on('end', resolve);
-      response.on('error', resolve);
-      response.on('close', resolve);
-      ctx.res.once('close', () => {
-        response.destroy();
-        resolve();
-      });
-      response.pipe(ctx.res as NodeJS.WritableStream);
-    });
-    if (!ctx.res.writableEnded) ctx.res.end();
+    await streamResponse(response, ctx.res);
   };
 }

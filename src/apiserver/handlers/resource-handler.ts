@@ -34,6 +34,7 @@ import {
   unsupportedMediaType,
 } from '../status.js';
 import { listBodyText } from './list-body.js';
+import type { NodeProxyHandler } from './node-proxy.js';
 import type { PodEvictionHandler } from './pod-eviction.js';
 import { includeObjectParam, loadPrinters, renderList, renderObject } from './render.js';
 import { serveWatch, type WatchSettings } from './watch.js';
@@ -47,6 +48,8 @@ export interface ResourceHandlerDeps {
   podLogs?(ctx: RequestContext, pods: ResourceStore, namespace: string, name: string): Promise<void>;
   /** pods/eviction: deletes the pod if its disruption budget allows (pod-eviction.ts). */
   podEviction?: PodEvictionHandler;
+  /** nodes/proxy: forwards the request to the node's kubelet (node-proxy.ts). */
+  nodeProxy?: NodeProxyHandler;
 }
 
 /** Serves the REST verbs of one resource and its subresources. */
@@ -65,6 +68,11 @@ export class ResourceHandler {
     const namespace = info.namespaced ? request.namespace : '';
     if (info.namespaced && namespace === '' && !['list', 'watch'].includes(request.verb))
       throw notFoundPath();
+    if (sub === 'proxy') {
+      // Pods' and services' proxies are not served yet.
+      if (info.group !== '' || info.resource !== 'nodes' || !this.deps.nodeProxy) throw notFoundPath();
+      return this.deps.nodeProxy(ctx, resources, request);
+    }
     const dryRun = dryRunOf(ctx.query);
     const deprecation = deprecationWarning(info.group, info.version, info.resource);
     if (deprecation) ctx.res.setHeader('warning', warningHeaders([deprecation]).warning!);

@@ -1,0 +1,101 @@
+// How kube-apiserver reaches a node's kubelet (pods/log, nodes/proxy): the address of the first
+// preferred type the node reports, the port in status.daemonEndpoints, HTTPS with the apiserver's
+// kubelet client certificate, and dial failures worded as Go's net package words them.
+import type { IncomingMessage } from 'node:http';
+import { request as httpRequest, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Readable } from 'node:stream';
+import { dialErrorText } from '../../api/go-net-errors.js';
+import type { Node } from '../../api/types/core-v1.generated.js';
+import type { ApiResponse } from '../http/types.js';
+import { internalError } from '../status.js';
+
+/** kube-apiserver's client identity towards kubelets, and the CA their serving certificates chain to. */
+export interface KubeletClientCredentials {
+  readonly certificatePem: string;
+  readonly privateKeyPem: string;
+  readonly caPem: string;
+}
+
+export const DEFAULT_KUBELET_PORT = 10250;
+/** kubeadm's --kubelet-preferred-address-types. */
+const PREFERRED_ADDRESS_TYPES = ['InternalIP', 'ExternalIP', 'Hostname'];
+const DIAL_TIMEOUT_MS = 30_000;
+
+/** The kubelet's address: the first of the preferred address types the node reports. */
+export function kubeletAddress(node: Node): { host: string; port: number } {
+  const addresses = node.status?.addresses ?? [];
+  for (const type of PREFERRED_ADDRESS_TYPES) {
+    const found = addresses.find((a) => a.type === type && a.address);
+    if (found) {
+      const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port;
+      return { host: found.address, port: port && port > 0 ? port : DEFAULT_KUBELET_PORT };
+    }
+  }
+  const known = addresses.map((a) => `{${a.type} ${a.address}}`).join(' ');
+  throw internalError(new Error(`no preferred addresses found; known addresses: [${known}]`));
+}
+
+export interface KubeletRequest {
+  readonly url: URL;
+  readonly method: string;
+  readonly headers?: Record<string, string | string[]>;
+  /** HTTPS with this client identity; plain HTTP(S) without one when absent. */
+  readonly credentials?: KubeletClientCredentials;
+  readonly insecureSkipVerify?: boolean;
+  readonly body?: Readable;
+  /** Destroying the request when the client goes away. */
+  readonly signal: { once(event: 'close', listener: () => void): unknown };
+}
+
+/** Sends the request; rejects with the dial error (as Go words it) when no answer comes. */
+export function sendToKubelet(
+  options: KubeletRequest,
+  wrapError: (dialText: string) => Error,
+): Promise<IncomingMessage> {
+  const { url } = options;
+  const https = url.protocol === 'https:';
+  const requestOptions: RequestOptions & Record<string, unknown> = {
+    method: options.method,
+    headers: options.headers,
+    agent: false,
+    timeout: DIAL_TIMEOUT_MS,
+    ...(https && {
+      ca: options.credentials?.caPem,
+      cert: options.credentials?.certificatePem,
+      key: options.credentials?.privateKeyPem,
+      rejectUnauthorized: options.credentials !== undefined && !options.insecureSkipVerify,
+    }),
+  };
+  const address = `${url.hostname}:${url.port || (https ? 443 : 80)}`;
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    const outgoing = (https ? httpsRequest : httpRequest)(url, requestOptions);
+    outgoing.on('response', (response) => {
+      // Once the kubelet answers, a stream (a followed log) may stay quiet for long.
+      response.socket.setTimeout(0);
+      resolve(response);
+    });
+    outgoing.on('timeout', () =>
+      outgoing.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
+    );
+    outgoing.on('error', (error) => reject(wrapError(dialErrorText(address, error))));
+    options.signal.once('close', () => outgoing.destroy());
+    if (options.body) options.body.pipe(outgoing);
+    else outgoing.end();
+  });
+}
+
+/** Copies the kubelet's answer body to the client until either side ends; headers are written. */
+export async function streamResponse(response: IncomingMessage, res: ApiResponse): Promise<void> {
+  await new Promise<void>((resolve) => {
+    response.on('end', resolve);
+    response.on('error', resolve);
+    response.on('close', resolve);
+    res.once('close', () => {
+      response.destroy();
+      resolve();
+    });
+    response.pipe(res as NodeJS.WritableStream);
+  });
+  if (!res.writableEnded) res.end();
+}
