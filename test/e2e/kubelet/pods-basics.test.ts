@@ -310,4 +310,44 @@ describe('pods on real nodes', () => {
     );
     expect(latencies).toHaveLength(count);
   }, 120_000);
+
+  it('reports the kubelet_* metrics on each kubelet, read through the apiserver', async () => {
+    const metricsOf = async (node: string) => {
+      const result = await cluster.kubectl(['get', '--raw', `/api/v1/nodes/${node}/proxy/metrics`]);
+      expect(result.exitCode, result.stderr).toBe(0);
+      return (series: string) => {
+        const line = result.stdout.split('\n').find((l) => l.startsWith(`${series} `));
+        return line === undefined ? undefined : Number(line.slice(series.length + 1));
+      };
+    };
+    const [node0, node1] = cluster.nodes as [string, string];
+    const [first, second] = await Promise.all([metricsOf(node0), metricsOf(node1)]);
+    expect(first(`kubelet_node_name{node="${node0}"}`)).toBe(1);
+    expect(second(`kubelet_node_name{node="${node1}"}`)).toBe(1);
+    // Half the batch runs on each node, besides the earlier tests' pods.
+    for (const value of [first, second]) {
+      expect(value('kubelet_running_pods')).toBeGreaterThanOrEqual(5);
+      expect(value('kubelet_running_containers{container_state="running"}')).toBeGreaterThanOrEqual(5);
+      expect(value('kubelet_started_pods_total')).toBeGreaterThanOrEqual(5);
+      expect(value('kubelet_started_containers_total{container_type="container"}')).toBeGreaterThanOrEqual(5);
+      expect(
+        value('kubelet_runtime_operations_total{operation_type="run_podsandbox"}'),
+      ).toBeGreaterThanOrEqual(5);
+      expect(value('kubelet_runtime_operations_total{operation_type="list_containers"}')).toBeGreaterThan(0);
+      expect(value('kubelet_pod_start_duration_seconds_count')).toBeGreaterThanOrEqual(5);
+      expect(
+        value('kubelet_pod_worker_duration_seconds_count{operation_type="create"}'),
+      ).toBeGreaterThanOrEqual(5);
+      expect(value('kubelet_pleg_relist_duration_seconds_count')).toBeGreaterThan(0);
+    }
+    // node0 refused the runAsNonRoot container; node1 ran the init containers.
+    expect(
+      first(
+        'kubelet_started_containers_errors_total{container_type="container",code="CreateContainerConfigError"}',
+      ),
+    ).toBeGreaterThan(0);
+    expect(
+      second('kubelet_started_containers_total{container_type="init_container"}'),
+    ).toBeGreaterThanOrEqual(2);
+  });
 });
