@@ -12,7 +12,9 @@ export type ResourceVerb =
   | 'update'
   | 'patch'
   | 'delete'
-  | 'deletecollection';
+  | 'deletecollection'
+  // OPTIONS through a proxy subresource: no verb, so only `*` rules allow it, as upstream.
+  | '';
 
 export interface ResourceRequestInfo {
   readonly isResourceRequest: true;
@@ -25,6 +27,11 @@ export interface ResourceRequestInfo {
   readonly subresource: string;
   readonly name: string;
   readonly path: string;
+  /**
+   * What follows a proxy subresource (`/nodes/n/proxy/metrics` → `/metrics`), as NodeProxyOptions'
+   * path: '' or starting with '/', with the request's trailing slash kept.
+   */
+  readonly proxyPath?: string;
 }
 
 export interface NonResourceRequestInfo {
@@ -89,14 +96,16 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   }
   const [resource = '', name = '', subresource = '', ...extra] = rest;
   // Only a proxy subresource has a path of its own (`/nodes/<name>/proxy/metrics`).
-  if (resource === '' || (extra.length > 0 && subresource !== 'proxy')) return nonResource;
+  const proxy = subresource === 'proxy';
+  if (resource === '' || (extra.length > 0 && !proxy)) return nonResource;
   // The namespace of a namespace is the namespace itself, as kube-apiserver reports it.
 
   let verb: ResourceVerb;
   switch (method) {
     case 'GET':
     case 'HEAD':
-      if (watchPath || isTrue(query.get('watch'))) verb = 'watch';
+      // A proxied request's query belongs to the backend: ?watch there is no watch here.
+      if (watchPath || (!proxy && isTrue(query.get('watch')))) verb = 'watch';
       else verb = name === '' ? 'list' : 'get';
       break;
     case 'POST':
@@ -111,10 +120,27 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     case 'DELETE':
       verb = name === '' ? 'deletecollection' : 'delete';
       break;
+    case 'OPTIONS':
+      if (!proxy) return nonResource;
+      verb = '';
+      break;
     default:
       return nonResource;
   }
-  return { isResourceRequest: true, verb, group, version, namespace, resource, subresource, name, path };
+  const info: ResourceRequestInfo = {
+    isResourceRequest: true,
+    verb,
+    group,
+    version,
+    namespace,
+    resource,
+    subresource,
+    name,
+    path,
+  };
+  if (!proxy) return info;
+  const below = extra.length > 0 ? `/${extra.join('/')}` : '';
+  return { ...info, proxyPath: path.endsWith('/') ? `${below}/` : below };
 }
 
 function isTrue(value: string | null): boolean {

@@ -60,6 +60,11 @@ export class ResourceHandler {
     const { info } = resources;
     const sub = request.subresource;
     if (sub !== '' && !info.subresources.some((s) => s.name === sub)) throw notFoundPath();
+    // A proxy takes every method, OPTIONS (no verb) too. Pods' and services' are not served yet.
+    if (sub === 'proxy' && request.verb !== 'watch') {
+      if (info.group !== '' || info.resource !== 'nodes' || !this.deps.nodeProxy) throw notFoundPath();
+      return this.deps.nodeProxy(ctx, resources, request);
+    }
     const subInfo = info.subresources.find((s) => s.name === sub);
     if (subInfo && !subInfo.verbs.includes(request.verb as never))
       throw methodNotSupported(resources.groupResource, request.verb);
@@ -68,11 +73,6 @@ export class ResourceHandler {
     const namespace = info.namespaced ? request.namespace : '';
     if (info.namespaced && namespace === '' && !['list', 'watch'].includes(request.verb))
       throw notFoundPath();
-    if (sub === 'proxy') {
-      // Pods' and services' proxies are not served yet.
-      if (info.group !== '' || info.resource !== 'nodes' || !this.deps.nodeProxy) throw notFoundPath();
-      return this.deps.nodeProxy(ctx, resources, request);
-    }
     const dryRun = dryRunOf(ctx.query);
     const deprecation = deprecationWarning(info.group, info.version, info.resource);
     if (deprecation) ctx.res.setHeader('warning', warningHeaders([deprecation]).warning!);

@@ -14,6 +14,7 @@ import {
   type KubeletCluster,
   podOn,
   startKubeletCluster,
+  waitFor,
   waitForPod,
 } from './pods-support.js';
 
@@ -321,7 +322,16 @@ describe('pods on real nodes', () => {
       };
     };
     const [node0, node1] = cluster.nodes as [string, string];
-    const [first, second] = await Promise.all([metricsOf(node0), metricsOf(node1)]);
+    // The running gauges follow the kubelet's runtime relist (every second): the last one may
+    // predate the batch's containers.
+    const settled = (node: string) =>
+      waitFor(
+        () => metricsOf(node),
+        (value) => (value('kubelet_running_containers{container_state="running"}') ?? 0) >= 5,
+        20_000,
+        `${node}'s running containers in its metrics`,
+      );
+    const [first, second] = await Promise.all([settled(node0), settled(node1)]);
     expect(first(`kubelet_node_name{node="${node0}"}`)).toBe(1);
     expect(second(`kubelet_node_name{node="${node1}"}`)).toBe(1);
     // Half the batch runs on each node, besides the earlier tests' pods.

@@ -1,13 +1,11 @@
-// pods/log and nodes/proxy end to end without Docker: the in-process control plane proxies to a
-// kubelet server on loopback (which authorizes the apiserver with a real SubjectAccessReview),
-// and real kubectl reads the logs and the kubelet's endpoints.
+// pods/log end to end without Docker: the in-process control plane proxies to a kubelet server
+// on loopback (which authorizes the apiserver with a real SubjectAccessReview), and real
+// kubectl reads the logs. nodes/proxy is in node-proxy.test.ts.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeletMetrics } from '../../../src/agent/kubelet/metrics.js';
 import { type KubeletServer, startKubeletServer } from '../../../src/agent/kubelet/server/index.js';
 import type { Node, Pod } from '../../../src/api/types/core-v1.generated.js';
 import { NAMESPACES, NODES, PODS } from '../../../src/client/resources.js';
@@ -101,7 +99,6 @@ beforeAll(async () => {
     },
     host: {
       pods: () => [kubeletPod],
-      metricsText: () => new KubeletMetrics('node-1').render(),
       containerStatus: async (id) => (id === 'app1' ? { logPath: join(dir, 'app.log'), running } : undefined),
     },
   });
@@ -217,65 +214,5 @@ describe('pods/log through the apiserver', () => {
       code: 0,
       stdout: 'unable to retrieve container logs for containerd://side1',
     });
-  });
-});
-
-describe('nodes/proxy through the apiserver', () => {
-  const raw = (path: string) => kubectl('get', '--raw', path);
-
-  it('passes the kubelet endpoints through, with the port named or not', async () => {
-    expect(await raw('/api/v1/nodes/node-1/proxy/healthz')).toMatchObject({ code: 0, stdout: 'ok' });
-    expect(await raw('/api/v1/nodes/node-1/proxy/healthz?verbose')).toMatchObject({
-      code: 0,
-      stdout: '[+]ping ok\n[+]log ok\n[+]syncloop ok\nhealthz check passed',
-    });
-    expect(await raw(`/api/v1/nodes/node-1:${kubelet.port}/proxy/healthz`)).toMatchObject({
-      code: 0,
-      stdout: 'ok',
-    });
-    const pods = await raw('/api/v1/nodes/node-1/proxy/pods');
-    expect(JSON.parse(pods.stdout)).toMatchObject({
-      kind: 'PodList',
-      items: [{ metadata: { name: 'web' } }],
-    });
-    const metrics = await raw('/api/v1/nodes/node-1/proxy/metrics');
-    expect(metrics.stdout).toContain('kubelet_node_name{node="node-1"} 1');
-    // The kubelet's own 404 comes back as it is.
-    expect(await raw('/api/v1/nodes/node-1/proxy/no-such-endpoint')).toMatchObject({
-      code: 1,
-      stderr: 'Error from server (NotFound): the server could not find the requested resource',
-    });
-  });
-
-  it('answers for unknown nodes, bad names and kubelets it cannot reach', async () => {
-    expect(await raw('/api/v1/nodes/ghost/proxy/healthz')).toMatchObject({
-      code: 1,
-      stderr: 'Error from server (NotFound): nodes "ghost" not found',
-    });
-    expect(await raw('/api/v1/nodes/a:b:c:d/proxy/healthz')).toMatchObject({
-      code: 1,
-      stderr: 'Error from server (BadRequest): invalid node request "a:b:c:d"',
-    });
-    // A node whose kubelet port nothing listens on.
-    const closed = await new Promise<number>((resolve) => {
-      const server = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
-    });
-    await admin
-      .resource<Node>(NODES)
-      .create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-2' } });
-    const status = {
-      addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
-      daemonEndpoints: { kubeletEndpoint: { Port: closed } },
-    };
-    await admin.resource<Node>(NODES).patch('', 'node-2', 'merge', { status }, { subresource: 'status' });
-    expect(await raw('/api/v1/nodes/node-2/proxy/healthz')).toMatchObject({
-      code: 1,
-      stderr: `Error from server: error trying to reach service: dial tcp 127.0.0.1:${closed}: connect: connection refused`,
-    });
-    // Pods' and services' proxies are not served.
-    expect((await raw('/api/v1/namespaces/logs/pods/web/proxy/')).code).toBe(1);
   });
 });
