@@ -2,9 +2,14 @@
 // It skips the CLI framework so that a new cluster answers /readyz sooner.
 import { parseCommandLine, runControlPlane } from './run.js';
 
-try {
-  await runControlPlane(parseCommandLine(process.argv.slice(2)), (line) => console.log(line));
-} catch (error) {
+// No top-level await: the bundle is CommonJS (see scripts/build/bundle-controlplane.ts).
+function fail(error: unknown): never {
   console.error(`control plane failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
+}
+
+try {
+  runControlPlane(parseCommandLine(process.argv.slice(2)), (line) => console.log(line)).catch(fail);
+} catch (error) {
+  fail(error);
 }
