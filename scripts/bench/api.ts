@@ -4,13 +4,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { type ClientHttp2Session, connect } from 'node:http2';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpsAgent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { builtinControlPlaneCommand } from '../../src/cluster/controlplane-process.js';
 import { findFreePort } from '../../src/cluster/ports.js';
+import { probeReadyz } from '../../src/cluster/readiness.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
 import { percentile, printTable } from './report.js';
 
@@ -37,20 +38,6 @@ interface StartedControlPlane {
 /** One connection for all probes: a TLS handshake per probe would slow the start it measures. */
 const probeAgent = new HttpsAgent({ keepAlive: true, maxSockets: 1 });
 
-/** One GET /readyz, anonymous as `tkube up` asks: whether it answered 200. */
-function readyzOk(port: number, ca: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const options = { host: '127.0.0.1', port, path: '/readyz', ca, agent: probeAgent, timeout: 1000 };
-    const req = httpsRequest(options, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode === 200));
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
-    req.end();
-  });
-}
-
 /** Starts the control plane on a free port and polls /readyz every 5 ms, as a client waiting for it would. */
 async function startControlPlane(ca: string): Promise<StartedControlPlane> {
   const port = await findFreePort();
@@ -76,7 +63,7 @@ async function startControlPlane(ca: string): Promise<StartedControlPlane> {
   let readyMs: number | undefined;
   while (readyMs === undefined) {
     if (exited) await serving;
-    if (await readyzOk(port, ca)) readyMs = performance.now() - started;
+    if ((await probeReadyz(port, ca, 1000, probeAgent)).ready) readyMs = performance.now() - started;
     else await sleep(5);
   }
   const servingMs = await serving;

@@ -1,6 +1,6 @@
 // Asks the apiserver's /readyz over HTTPS, trusting only the cluster CA (anonymous access to
 // /readyz is allowed, as in Kubernetes).
-import { request } from 'node:https';
+import { type Agent, request } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOOPBACK_ADDRESS } from './ports.js';
 
@@ -13,11 +13,12 @@ export interface ReadyzResult {
 const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
 const POLL_INTERVAL_MS = 100;
 
-/** One GET /readyz: ready when the answer is 200. */
+/** One GET /readyz: ready when the answer is 200. An `agent` may keep one connection for many probes. */
 export function probeReadyz(
   apiPort: number,
   caCertificatePem: string,
   timeoutMs = DEFAULT_PROBE_TIMEOUT_MS,
+  agent?: Agent,
 ): Promise<ReadyzResult> {
   return new Promise((resolve) => {
     const req = request(
@@ -28,6 +29,7 @@ export function probeReadyz(
         method: 'GET',
         ca: caCertificatePem,
         timeout: timeoutMs,
+        ...(agent && { agent }),
       },
       (res) => {
         let body = '';

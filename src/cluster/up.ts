@@ -9,6 +9,7 @@ import { KUBERNETES_GIT_VERSION } from '../api/version.js';
 import { SERVICE_ACCOUNTS } from '../client/resources.js';
 import { isNotFound } from '../client/rest/index.js';
 import { httpsClient } from '../client/transports.js';
+import type { Client } from '../client/types.js';
 import { waitForDefaultServiceAccounts } from '../controlplane/default-service-accounts.js';
 import { type ClusterPki, ensureClusterPki } from '../pki/cluster-pki.js';
 import { generateRsaKeyPair } from '../pki/keys.js';
@@ -95,6 +96,17 @@ export interface UpResult {
 
 export const DEFAULT_READY_TIMEOUT_MS = 60_000;
 export const DEFAULT_NODES_READY_TIMEOUT_MS = 120_000;
+/** tkube's own client of the new cluster, as its admin. */
+function adminClient(server: string, pki: ClusterPki): Client {
+  return httpsClient({
+    server,
+    ca: pki.ca.certificatePem,
+    cert: pki.admin.certificatePem,
+    key: pki.admin.privateKeyPem,
+    component: 'tkube',
+  });
+}
+
 /**
  * Waits until the system namespaces have their `default` ServiceAccount, without which pods are
  * refused there: /readyz does not cover them, as in Kubernetes.
@@ -104,13 +116,7 @@ async function waitForPodAdmission(
   pki: ClusterPki,
   wait: { timeoutMs: number; signal?: AbortSignal },
 ): Promise<void> {
-  const client = httpsClient({
-    server,
-    ca: pki.ca.certificatePem,
-    cert: pki.admin.certificatePem,
-    key: pki.admin.privateKeyPem,
-    component: 'tkube',
-  });
+  const client = adminClient(server, pki);
   try {
     const accounts = client.resource(SERVICE_ACCOUNTS);
     const missing = await waitForDefaultServiceAccounts({
@@ -253,13 +259,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
         {
           title: `Waiting for ${nodes} node${nodes === 1 ? '' : 's'} to be Ready`,
           run: async () => {
-            const client = httpsClient({
-              server: record.server,
-              ca: pki!.ca.certificatePem,
-              cert: pki!.admin.certificatePem,
-              key: pki!.admin.privateKeyPem,
-              component: 'tkube',
-            });
+            const client = adminClient(record.server, pki!);
             try {
               await waitForNodesReady(
                 client,

@@ -17,7 +17,7 @@ export interface KubeletClientCredentials {
   readonly caPem: string;
 }
 
-export const DEFAULT_KUBELET_PORT = 10250;
+const DEFAULT_KUBELET_PORT = 10250;
 /** kubeadm's --kubelet-preferred-address-types. */
 const PREFERRED_ADDRESS_TYPES = ['InternalIP', 'ExternalIP', 'Hostname'];
 const DIAL_TIMEOUT_MS = 30_000;

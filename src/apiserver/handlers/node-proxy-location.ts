@@ -9,7 +9,7 @@ import type { KubeObject } from '../../api/object.js';
 import { goQuote } from '../../api/selectors/go-text.js';
 import type { Node } from '../../api/types/core-v1.generated.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import { isIPv4, type ParsedIp, parseIpSloppy } from '../registry/validation/ip.js';
+import { isGlobalUnicastIp, parseIpSloppy } from '../registry/validation/ip.js';
 import { badRequest } from '../status.js';
 import { kubeletAddress } from './kubelet-connection.js';
 
@@ -35,21 +35,6 @@ function parseNodeProxyTarget(id: string): NodeProxyTarget | undefined {
   return { scheme, name: name!, port: port! };
 }
 
-/** Go's net.IP.IsGlobalUnicast: not unspecified, loopback, multicast, link-local or broadcast. */
-function isGlobalUnicast(ip: ParsedIp): boolean {
-  const b = ip.bytes;
-  if (isIPv4(ip)) {
-    const [first, second] = [b[12]!, b[13]!];
-    const unspecified = b.subarray(12).every((x) => x === 0);
-    const broadcast = b.subarray(12).every((x) => x === 255);
-    return !(unspecified || broadcast || first === 127 || first >= 224 || (first === 169 && second === 254));
-  }
-  const unspecified = b.every((x) => x === 0);
-  const loopback = b.subarray(0, 15).every((x) => x === 0) && b[15] === 1;
-  const linkLocal = b[0] === 0xfe && (b[1]! & 0xc0) === 0x80;
-  return !(unspecified || loopback || b[0] === 0xff || linkLocal);
-}
-
 /** Upstream's isProxyableHostname: every address the name resolves to must be global unicast. */
 async function checkProxyable(host: string): Promise<void> {
   let addresses: string[];
@@ -63,7 +48,7 @@ async function checkProxyable(host: string): Promise<void> {
   if (addresses.length === 0) throw badRequest('no addresses for hostname');
   for (const address of addresses) {
     const ip = parseIpSloppy(address);
-    if (ip === undefined || !isGlobalUnicast(ip)) throw badRequest('address not allowed');
+    if (ip === undefined || !isGlobalUnicastIp(ip)) throw badRequest('address not allowed');
   }
 }
 

@@ -194,26 +194,46 @@ export function validateCidr(path: string, value: string, strict = STRICT_IP_CID
   return [];
 }
 
+/** The address ranges Go's net.IP methods name (IsUnspecified, IsLoopback, …), for v4 and v6. */
+export function isUnspecifiedIp(ip: ParsedIp): boolean {
+  return (isIPv4(ip) ? ip.bytes.subarray(12) : ip.bytes).every((x) => x === 0);
+}
+
+export function isLoopbackIp(ip: ParsedIp): boolean {
+  const b = ip.bytes;
+  return isIPv4(ip) ? b[12] === 127 : b.subarray(0, 15).every((x) => x === 0) && b[15] === 1;
+}
+
+export function isLinkLocalUnicastIp(ip: ParsedIp): boolean {
+  const b = ip.bytes;
+  return isIPv4(ip) ? b[12] === 169 && b[13] === 254 : b[0] === 0xfe && (b[1]! & 0xc0) === 0x80;
+}
+
+export function isLinkLocalMulticastIp(ip: ParsedIp): boolean {
+  const b = ip.bytes;
+  return isIPv4(ip) ? b[12] === 224 && b[13] === 0 && b[14] === 0 : b[0] === 0xff && (b[1]! & 0x0f) === 0x02;
+}
+
+/** Go's net.IP.IsGlobalUnicast: not unspecified, loopback, multicast, link-local or broadcast. */
+export function isGlobalUnicastIp(ip: ParsedIp): boolean {
+  const b = ip.bytes;
+  const multicast = isIPv4(ip) ? b[12]! >= 224 : b[0] === 0xff;
+  const broadcast = isIPv4(ip) && b.subarray(12).every((x) => x === 255);
+  return !(isUnspecifiedIp(ip) || isLoopbackIp(ip) || isLinkLocalUnicastIp(ip) || multicast || broadcast);
+}
+
 /** validation.ValidateNonSpecialIP: no unspecified, loopback or link-local addresses. */
 export function validateNonSpecialIp(path: string, value: string): FieldError[] {
   const ip = parseIpSloppy(value);
   if (ip === undefined) return [fieldInvalid(path, value, 'must be a valid IP address')];
-  const b = ip.bytes;
   const errors: FieldError[] = [];
-  const v4 = isIPv4(ip);
-  const unspecified = v4 ? b.subarray(12).every((x) => x === 0) : b.every((x) => x === 0);
-  const loopback = v4 ? b[12] === 127 : b.subarray(0, 15).every((x) => x === 0) && b[15] === 1;
-  const linkLocalUnicast = v4 ? b[12] === 169 && b[13] === 254 : b[0] === 0xfe && (b[1]! & 0xc0) === 0x80;
-  const linkLocalMulticast = v4
-    ? b[12] === 224 && b[13] === 0 && b[14] === 0
-    : b[0] === 0xff && (b[1]! & 0x0f) === 0x02;
-  if (unspecified) errors.push(fieldInvalid(path, value, `may not be unspecified (${value})`));
-  if (loopback)
+  if (isUnspecifiedIp(ip)) errors.push(fieldInvalid(path, value, `may not be unspecified (${value})`));
+  if (isLoopbackIp(ip))
     errors.push(fieldInvalid(path, value, 'may not be in the loopback range (127.0.0.0/8, ::1/128)'));
-  if (linkLocalUnicast) {
+  if (isLinkLocalUnicastIp(ip)) {
     errors.push(fieldInvalid(path, value, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'));
   }
-  if (linkLocalMulticast) {
+  if (isLinkLocalMulticastIp(ip)) {
     errors.push(
       fieldInvalid(path, value, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'),
     );
