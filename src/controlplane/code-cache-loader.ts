@@ -7,6 +7,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
+import { isMainThread } from 'node:worker_threads';
 
 /** Long enough for start-up to have compiled what it runs; short of any test's lifetime. */
 const CACHE_WRITE_DELAY_MS = 3_000;
@@ -54,7 +55,10 @@ export function runWithCodeCache(
     cachedData,
   });
   const usedCache = cachedData !== undefined && script.cachedDataRejected !== true;
-  if (!usedCache) setTimeout(() => writeCache(cacheFile, script.createCachedData()), writeDelayMs).unref();
+  // The component thread runs the bundle too; the cache is the start-up of the main thread, which
+  // /readyz waits for, so only that thread writes it.
+  if (!usedCache && isMainThread)
+    setTimeout(() => writeCache(cacheFile, script.createCachedData()), writeDelayMs).unref();
   const module = { exports: {} };
   (script.runInThisContext() as CommonJsWrapper)(
     module.exports,

@@ -16,11 +16,11 @@ import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../pki/service-account-claims.js
 import { clusterSettingsForNodes, FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
 import { SqliteStore } from '../storage/index.js';
 import { bootstrapCluster, reconcileBootstrapPolicy } from './bootstrap.js';
-import { ControllerManager } from './controller-manager.js';
+import { startComponentThread } from './component-thread.js';
+import { startComponents } from './components.js';
 import { waitForDefaultServiceAccounts } from './default-service-accounts.js';
 import { Loopback } from './loopback.js';
 import { ensureNodeAutoApprovePolicy } from './node-autoapprove-policy.js';
-import { SchedulerHost } from './scheduler-host.js';
 import { ensureTkubePolicy } from './tkube-policy.js';
 
 export interface ControlPlaneOptions {
@@ -38,6 +38,11 @@ export interface ControlPlaneOptions {
   readonly fakeNodes?: FakeNodesOptions;
   /** Overrides of the controllers' settings (tests use short grace periods). */
   readonly controllerSettings?: Partial<ClusterSettings>;
+  /**
+   * The program's entry point, to run the controllers and the scheduler on a thread of their own
+   * (see component-thread.ts). Without it they run on this thread.
+   */
+  readonly componentThreadEntry?: string;
 }
 
 export interface RunningControlPlane {
@@ -135,22 +140,19 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   await ensureTkubePolicy(apiServer);
   await ensureNodeAutoApprovePolicy(apiServer);
   await apiServer.start();
+  // Many fake nodes need smaller pod CIDRs for each to get one.
+  const settings = clusterSettingsForNodes(options.fakeNodes?.count ?? 0, {
+    ...DEFAULT_CLUSTER_SETTINGS,
+    rootCaPem: pki.ca.certificatePem,
+    serviceAccountPrivateKeyPem: pki.serviceAccount.privateKeyPem,
+    clusterSigningCertPem: pki.ca.certificatePem,
+    clusterSigningKeyPem: pki.ca.privateKeyPem,
+    ...options.controllerSettings,
+  });
   const loopback = new Loopback(apiServer);
-  const controllerManager = new ControllerManager(
-    loopback,
-    // Many fake nodes need smaller pod CIDRs for each to get one.
-    clusterSettingsForNodes(options.fakeNodes?.count ?? 0, {
-      ...DEFAULT_CLUSTER_SETTINGS,
-      rootCaPem: pki.ca.certificatePem,
-      serviceAccountPrivateKeyPem: pki.serviceAccount.privateKeyPem,
-      clusterSigningCertPem: pki.ca.certificatePem,
-      clusterSigningKeyPem: pki.ca.privateKeyPem,
-      ...options.controllerSettings,
-    }),
-  );
-  controllerManager.start();
-  const scheduler = new SchedulerHost(loopback);
-  scheduler.start();
+  const components = options.componentThreadEntry
+    ? startComponentThread(options.componentThreadEntry, loopback.access(), settings)
+    : startComponents(loopback, settings);
   const fakeNodes = options.fakeNodes?.count
     ? new FakeNodes((identity, component) => loopback.client(identity, component), options.fakeNodes)
     : undefined;
@@ -171,8 +173,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
       ready = false;
       apiServer.stop();
       await fakeNodes?.stop();
-      await scheduler.stop();
-      await controllerManager.stop();
+      await components.stop();
       await loopback.close();
       const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
       // Watches never end by themselves: close the connections they hold.

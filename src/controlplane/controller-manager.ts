@@ -34,7 +34,7 @@ import { serviceAccountController } from '../controllers/serviceaccount/servicea
 import { serviceAccountTokenController } from '../controllers/serviceaccount-token/tokens-controller.js';
 import { taintEvictionController } from '../controllers/tainteviction/taint-eviction-controller.js';
 import { ttlAfterFinishedController } from '../controllers/ttlafterfinished/ttl-after-finished-controller.js';
-import { controllerIdentity, type Loopback } from './loopback.js';
+import { controllerIdentity, type LoopbackClients } from './loopback.js';
 
 /** The manager's own identity (its client certificate's subject in kubeadm clusters): informers read as it. */
 const MANAGER_IDENTITY: UserInfo = {
@@ -75,7 +75,7 @@ export class ControllerManager {
   private running: Promise<unknown> | undefined;
 
   constructor(
-    private readonly loopback: Loopback,
+    private readonly loopback: LoopbackClients,
     private readonly settings: ClusterSettings = DEFAULT_CLUSTER_SETTINGS,
     private readonly controllers: readonly ControllerDescriptor[] = CONTROLLERS,
   ) {

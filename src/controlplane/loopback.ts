@@ -1,10 +1,16 @@
-// The control plane's in-process clients. Controllers and the scheduler reach the apiserver
-// through the same request handler (authentication, RBAC, admission) as any remote client, but
-// over h2c on in-memory stream pairs instead of a socket. Each identity gets a random bearer
-// token, as kube-apiserver mints its loopback token at start-up.
+// The control plane's own clients. Controllers, the scheduler and fake kubelets reach the
+// apiserver through the same request handler (authentication, RBAC, admission) as any remote
+// client, but over h2c: on in-memory stream pairs from this thread, and on a local socket from the
+// component thread. Each identity's bearer token is made from a secret drawn at start-up, as
+// kube-apiserver mints its loopback token.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Http2Server, type Http2Session } from 'node:http2';
+import { createServer as createSocketServer, type Server as SocketServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ApiServer } from '../apiserver/api-server.js';
+import { loopbackToken, newLoopbackSecret } from '../apiserver/auth/loopback-token.js';
 import type { UserInfo } from '../apiserver/http/types.js';
 import { HTTP2_SESSION_MEMORY_MB } from '../client/rest/connection.js';
 import { createRestClient } from '../client/rest/rest-client.js';
@@ -13,6 +19,18 @@ import { serviceAccountGroups, serviceAccountUsername } from '../pki/service-acc
 import { duplexPair } from './duplex-pair.js';
 
 const AUTHENTICATED = 'system:authenticated';
+
+/** Makes clients acting as a given identity: what controllers and the scheduler are built on. */
+export interface LoopbackClients {
+  /** A client acting as `identity`; `component` names it in the user agent. */
+  client(identity: UserInfo, component: string): Client;
+}
+
+/** What another thread needs to reach the apiserver: the socket and the token secret. */
+export interface LoopbackAccess {
+  readonly socketPath: string;
+  readonly secret: string;
+}
 
 /** The identity kube-controller-manager gives a controller (`--use-service-account-credentials`). */
 export function controllerIdentity(controller: string): UserInfo {
@@ -25,13 +43,15 @@ export function controllerIdentity(controller: string): UserInfo {
 /** The scheduler's identity (its client certificate's subject in kubeadm clusters). */
 export const SCHEDULER_IDENTITY: UserInfo = { name: 'system:kube-scheduler', groups: [AUTHENTICATED] };
 
-export class Loopback {
+export class Loopback implements LoopbackClients {
   private readonly server: Http2Server;
-  private readonly tokens = new Map<string, string>();
+  private readonly secret = newLoopbackSecret();
   private readonly sessions = new Set<Http2Session>();
   private readonly clients = new Set<Client>();
+  private socket: { server: SocketServer; path: string; cleanup: () => void } | undefined;
 
-  constructor(private readonly apiServer: ApiServer) {
+  constructor(apiServer: ApiServer) {
+    apiServer.authenticator.trustLoopbackSecret(this.secret);
     this.server = createServer({ maxSessionMemory: HTTP2_SESSION_MEMORY_MB }, apiServer.handle);
     this.server.on('session', (session: Http2Session) => {
       this.sessions.add(session);
@@ -39,12 +59,11 @@ export class Loopback {
     });
   }
 
-  /** A client acting as `identity`; `component` names it in the user agent. */
   client(identity: UserInfo, component: string): Client {
     const client = createRestClient({
       identity: identity.name,
       component,
-      token: this.tokenFor(identity),
+      token: loopbackToken(this.secret, identity),
       connect: () => {
         const [clientEnd, serverEnd] = duplexPair();
         this.server.emit('connection', serverEnd);
@@ -58,20 +77,38 @@ export class Loopback {
     return client;
   }
 
+  /** Opens (once) the local socket other threads connect to, and says how to use it. */
+  access(): LoopbackAccess {
+    if (!this.socket) {
+      const { path, cleanup } = localSocketPath();
+      const server = createSocketServer((socket) => this.server.emit('connection', socket));
+      // Binding a local socket completes within listen(): a client may connect right after.
+      server.listen(path);
+      this.socket = { server, path, cleanup };
+    }
+    return { socketPath: this.socket.path, secret: this.secret };
+  }
+
   /** Ends every loopback connection: calls in flight fail, watches end. */
   async close(): Promise<void> {
     await Promise.all([...this.clients].map((client) => client.close()));
     for (const session of this.sessions) session.destroy();
-  }
-
-  private tokenFor(identity: UserInfo): string {
-    const key = JSON.stringify([identity.name, identity.uid, identity.groups, identity.extra]);
-    let token = this.tokens.get(key);
-    if (!token) {
-      token = randomBytes(32).toString('base64url');
-      this.apiServer.authenticator.addStaticToken(token, identity);
-      this.tokens.set(key, token);
+    if (this.socket) {
+      const { server, cleanup } = this.socket;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      cleanup();
     }
-    return token;
   }
+}
+
+/**
+ * A name for a socket only this process knows: Linux's abstract namespace (no file to leave
+ * behind), a named pipe on Windows, else a file in a private temporary directory.
+ */
+function localSocketPath(): { path: string; cleanup: () => void } {
+  const name = `tkube-loopback-${process.pid}-${randomBytes(8).toString('hex')}`;
+  if (process.platform === 'linux') return { path: `\0${name}`, cleanup: () => {} };
+  if (process.platform === 'win32') return { path: `\\\\.\\pipe\\${name}`, cleanup: () => {} };
+  const dir = mkdtempSync(join(tmpdir(), 'tkube-'));
+  return { path: join(dir, 'loopback.sock'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -14,8 +14,17 @@ export interface ControlPlaneArgs {
   readonly clusterCidr?: string;
 }
 
+export interface RunOptions {
+  /** The entry point to start the component thread from (see component-thread.ts); none runs them on this thread. */
+  readonly componentThreadEntry?: string;
+}
+
 /** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
-export async function runControlPlane(args: ControlPlaneArgs, log: (line: string) => void): Promise<void> {
+export async function runControlPlane(
+  args: ControlPlaneArgs,
+  log: (line: string) => void,
+  options: RunOptions = {},
+): Promise<void> {
   const started = Date.now();
   const running = await startControlPlane({
     stateDir: args.stateDir,
@@ -23,6 +32,7 @@ export async function runControlPlane(args: ControlPlaneArgs, log: (line: string
     bindAddresses: args.bindAddresses,
     fakeNodes: args.fakeNodes ? { count: args.fakeNodes } : undefined,
     ...(args.clusterCidr && { controllerSettings: { clusterCidr: args.clusterCidr } }),
+    componentThreadEntry: options.componentThreadEntry,
   });
   log(`control plane serving on port ${running.port} (ready in ${Date.now() - started} ms)`);
   await new Promise<void>((resolve) => {

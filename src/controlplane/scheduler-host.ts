@@ -4,7 +4,7 @@ import { setMaxListeners } from 'node:events';
 import { EventBroadcaster } from '../client/events/index.js';
 import { SharedInformerFactory } from '../client/informers/index.js';
 import { createScheduler } from '../scheduler/index.js';
-import { type Loopback, SCHEDULER_IDENTITY } from './loopback.js';
+import { type LoopbackClients, SCHEDULER_IDENTITY } from './loopback.js';
 
 export class SchedulerHost {
   private readonly abort = new AbortController();
@@ -12,7 +12,7 @@ export class SchedulerHost {
   private readonly events: EventBroadcaster;
   private running: Promise<void> | undefined;
 
-  constructor(loopback: Loopback) {
+  constructor(loopback: LoopbackClients) {
     const client = loopback.client(SCHEDULER_IDENTITY, 'kube-scheduler');
     this.informers = new SharedInformerFactory(client);
     this.events = new EventBroadcaster(client);

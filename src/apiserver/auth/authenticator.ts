@@ -9,6 +9,7 @@ import {
 import type { ApiRequest, UserInfo } from '../http/types.js';
 import { unauthorized } from '../status.js';
 import { type BootstrapSecretLookup, verifyBootstrapToken } from './bootstrap-token.js';
+import { isLoopbackToken, loopbackTokenUser } from './loopback-token.js';
 
 export const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 const AUTHENTICATED = 'system:authenticated';
@@ -56,8 +57,10 @@ export class Authenticator {
    * Kubernetes' 10 s, so that a deleted account's tokens stop working sooner.
    */
   private readonly tokenUsers = new Map<string, { user: UserInfo; until: number }>();
-  /** Fixed tokens (the control plane's loopback identities), checked before any other token. */
-  private readonly staticTokens = new Map<string, UserInfo>();
+  /** The control plane's loopback secret (see loopback-token.ts); its tokens are checked first. */
+  private loopbackSecret: string | undefined;
+  /** Loopback tokens already verified: a few per component identity. */
+  private readonly loopbackUsers = new Map<string, UserInfo>();
 
   /**
    * @param bootstrapSecrets reads of kube-system Secrets, for bootstrap tokens (`<id>.<secret>`);
@@ -76,8 +79,8 @@ export class Authenticator {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       if (!match) throw unauthorized();
       const token = match[1]!;
-      const fixed = this.staticTokens.get(token);
-      if (fixed) return fixed;
+      const loopback = this.loopbackUser(token);
+      if (loopback) return loopback;
       const now = Date.now();
       const cached = this.tokenUsers.get(token);
       if (cached && cached.until > now) return cached.user;
@@ -97,10 +100,20 @@ export class Authenticator {
     return ANONYMOUS;
   }
 
-  /** Accepts `token` as `user` from now on, like kube-apiserver's loopback token. */
-  addStaticToken(token: string, user: TokenUser): void {
+  /** Accepts tokens made with `secret` (loopbackToken) from now on, like kube-apiserver's loopback token. */
+  trustLoopbackSecret(secret: string): void {
+    this.loopbackSecret = secret;
+  }
+
+  private loopbackUser(token: string): UserInfo | undefined {
+    const known = this.loopbackUsers.get(token);
+    if (known || !this.loopbackSecret || !isLoopbackToken(token)) return known;
+    const user = loopbackTokenUser(this.loopbackSecret, token);
+    if (!user) return undefined;
     const groups = user.groups.includes(AUTHENTICATED) ? user.groups : [...user.groups, AUTHENTICATED];
-    this.staticTokens.set(token, { ...user, groups });
+    const info: UserInfo = { ...user, groups };
+    this.loopbackUsers.set(token, info);
+    return info;
   }
 
   /**

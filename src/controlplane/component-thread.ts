@@ -1,0 +1,84 @@
+// The controllers and the scheduler on a worker thread: kube-controller-manager and
+// kube-scheduler are processes of their own upstream, and here they get a core of their own. The
+// apiserver's thread then spends nothing on their informers (decoding every watch event, the
+// garbage collector's graph, scheduling), only on serving them. They reach the apiserver over the
+// loopback socket. The thread runs this program's own entry point, which sees the thread's data
+// and calls runComponentThread instead of starting a control plane.
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import type { ClusterSettings } from '../controllers/context.js';
+import { type Components, startComponents } from './components.js';
+import type { LoopbackAccess } from './loopback.js';
+import { SocketLoopbackClients } from './socket-loopback.js';
+
+/** A thread that dies unasked is started again after this long, as a kubelet restarts a crashed pod. */
+const RESTART_DELAY_MS = 1_000;
+/** How long a stop waits for the thread to finish before ending it. */
+const STOP_TIMEOUT_MS = 10_000;
+const STOP = 'stop';
+
+export interface ComponentThreadData {
+  readonly tkubeComponentThread: true;
+  readonly access: LoopbackAccess;
+  readonly settings: ClusterSettings;
+}
+
+/** This thread's data if it is a component thread (and the entry point should run it). */
+export function componentThreadData(): ComponentThreadData | undefined {
+  if (isMainThread) return undefined;
+  const data = workerData as Partial<ComponentThreadData> | null;
+  return data?.tkubeComponentThread === true ? (data as ComponentThreadData) : undefined;
+}
+
+/** The component thread's body: runs the components until the control plane says stop. */
+export function runComponentThread(data: ComponentThreadData): void {
+  const clients = new SocketLoopbackClients(data.access);
+  const components = startComponents(clients, data.settings);
+  parentPort!.on('message', (message: unknown) => {
+    if (message !== STOP) return;
+    parentPort!.removeAllListeners('message');
+    components
+      .stop()
+      .then(() => clients.close())
+      .catch((error: unknown) => console.error(`component thread: stop failed: ${String(error)}`))
+      .finally(() => process.exit(0));
+  });
+}
+
+/**
+ * Starts the component thread from `entry` (the running program's entry point). Started once the
+ * apiserver is ready, as kube-controller-manager waits for its /healthz: loading the program
+ * alongside the apiserver's bootstrap slowed that on two cores.
+ */
+export function startComponentThread(
+  entry: string,
+  access: LoopbackAccess,
+  settings: ClusterSettings,
+): Components {
+  const data: ComponentThreadData = { tkubeComponentThread: true, access, settings };
+  let stopping = false;
+  let worker: Worker;
+  let restart: NodeJS.Timeout | undefined;
+  const launch = (): void => {
+    worker = new Worker(entry, { workerData: data, name: 'tkube-components' });
+    worker.on('error', (error) => console.error(`component thread failed: ${error.stack ?? String(error)}`));
+    worker.on('exit', (code) => {
+      if (stopping) return;
+      console.error(`component thread exited (code ${code}); starting it again in ${RESTART_DELAY_MS} ms`);
+      restart = setTimeout(launch, RESTART_DELAY_MS);
+    });
+  };
+  launch();
+  return {
+    async stop() {
+      stopping = true;
+      clearTimeout(restart);
+      const current = worker;
+      if (current.threadId < 0) return;
+      const exited = new Promise<void>((resolve) => current.once('exit', () => resolve()));
+      current.postMessage(STOP);
+      const timer = setTimeout(() => void current.terminate(), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
