@@ -1,7 +1,7 @@
 // Scheduler benchmark: `npm run bench:scheduler`. 10,000 pods on 1,000 fake nodes, without and
 // with inter-pod constraints (required anti-affinity per node plus a zone spread), measured two
-// ways: the scheduling cycle alone (scheduler-core.ts, in this process) and end to end through a
-// real control plane run from source as a child process (`--fake-nodes 1000`): pods created over
+// ways: the scheduling cycle alone (scheduler-core.ts, in this process) and end to end through the
+// built control plane as a child process (`--fake-nodes 1000`), as `tkube up` runs it: pods created over
 // HTTPS, scheduled by its kube-scheduler, bound through pods/binding and run by its fake
 // kubelets. End-to-end latency runs from sending the create to seeing `spec.nodeName` on a watch;
 // pods/s counts from the first create sent to the last binding seen. Prints one table, then one
@@ -13,12 +13,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { Node, Pod } from '../../src/api/types/core-v1.generated.js';
 import { NODES, PODS } from '../../src/client/resources.js';
 import { httpsClient } from '../../src/client/transports.js';
 import type { Client } from '../../src/client/types.js';
-import { CONTROL_PLANE_NODE_FLAGS } from '../../src/cluster/controlplane-process.js';
+import { builtinControlPlaneCommand } from '../../src/cluster/controlplane-process.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
 import { fakeNodeName } from '../../src/providers/fake/index.js';
 import { percentile, printTable } from './report.js';
@@ -40,14 +39,16 @@ const IDLE_SAMPLE_MS = 5_000;
 const PROGRESS_INTERVAL_MS = 5_000;
 /** The event recorder's overflow line: counted, not echoed (thousands of them). */
 const DROPPED_EVENT = /^Unable to record event: too many queued events/;
-const controlPlaneMain = fileURLToPath(new URL('../../src/controlplane/main.ts', import.meta.url));
+const controlPlane = builtinControlPlaneCommand();
 const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 interface EndToEndFigures {
   readonly podsPerSecond: number;
   readonly createsPerSecond: number;
-  /** Pods per second of the control plane's CPU time (user + system) over the run. */
+  /** Pods per second of the control plane's CPU time (user + system, all threads) over the run. */
   readonly podsPerCpuSecond: number;
+  /** CPU time per pod of the apiserver's thread alone (the process's main thread), in milliseconds. */
+  readonly apiserverThreadMsPerPod: number;
   readonly seconds: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -84,23 +85,13 @@ async function inParallel(
   await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
 }
 
-/** Starts `main.ts` under tsx (so changes in src/ count without a build); resolves with its port. */
+/** Starts the built control plane (`npm run build`); resolves with its port. */
 function startControlPlane(dir: string, nodes: number): Promise<RunningControlPlane> {
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', '--cpu-prof-dir', resolve('bench-profiles')]
     : [];
-  const args = [
-    ...CONTROL_PLANE_NODE_FLAGS,
-    ...profile,
-    '--import',
-    'tsx',
-    controlPlaneMain,
-    '--state-dir',
-    dir,
-    '--api-port',
-    '0',
-  ];
-  const child = spawn(process.execPath, [...args, '--fake-nodes', String(nodes)], {
+  const args = [...profile, ...controlPlane.args, '--state-dir', dir, '--api-port', '0'];
+  const child = spawn(controlPlane.file, [...args, '--fake-nodes', String(nodes)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let dropped = 0;
@@ -126,9 +117,12 @@ async function stopControlPlane(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** User plus system CPU time the process has used so far, in seconds. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** User plus system CPU time the process (or with `thread`, one of its threads) has used so far, in seconds. */
+function cpuSeconds(pid: number, thread?: number): number {
+  const stat = readFileSync(
+    thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`,
+    'utf8',
+  );
   // Fields after the command name (which may hold spaces) start at field 3 (state).
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
@@ -224,6 +218,8 @@ async function runEndToEnd(scenario: string, options: Options): Promise<EndToEnd
     progress(`${scenario}: creating ${options.pods} pods, ${CREATES_IN_FLIGHT} at a time`);
     const droppedBefore = controlPlane.droppedEvents();
     const cpuStarted = cpuSeconds(pid);
+    // The main thread's id is the process id.
+    const mainThreadStarted = cpuSeconds(pid, pid);
     const started = performance.now();
     let created = 0;
     const ticker = setInterval(
@@ -243,6 +239,7 @@ async function runEndToEnd(scenario: string, options: Options): Promise<EndToEnd
         throw new Error(`${scenario}: ${latencies.length} of ${options.pods} pods bound in time`);
       }
       const cpu = cpuSeconds(pid) - cpuStarted;
+      const mainThreadCpu = cpuSeconds(pid, pid) - mainThreadStarted;
       const after = await observer.resource<Pod>(PODS).list('default', { limit: 1 });
       const writes = Number(after.metadata.resourceVersion) - Number(start.metadata.resourceVersion);
       const seconds = (lastBound - started) / 1000;
@@ -250,6 +247,7 @@ async function runEndToEnd(scenario: string, options: Options): Promise<EndToEnd
         podsPerSecond: options.pods / seconds,
         createsPerSecond: options.pods / ((createdAt - started) / 1000),
         podsPerCpuSecond: options.pods / cpu,
+        apiserverThreadMsPerPod: (mainThreadCpu * 1000) / options.pods,
         seconds,
         p50Ms: percentile(latencies, 50),
         p99Ms: percentile(latencies, 99),
@@ -291,7 +289,19 @@ const rate = (value: number) => value.toFixed(0);
 printTable(
   `Scheduler: ${options.pods} pods on ${options.nodes} fake nodes (load average ${loadBefore} before, ${loadAfter} after)`,
   [
-    ['scenario', 'path', 'pods/s', 'target', 'pods/CPU-s', 'p50', 'p99', 'max', 'creates/s', 'writes/pod'],
+    [
+      'scenario',
+      'path',
+      'pods/s',
+      'target',
+      'pods/CPU-s',
+      'p50',
+      'p99',
+      'max',
+      'creates/s',
+      'writes/pod',
+      'apiserver thread CPU/pod',
+    ],
     ...results.flatMap(({ scenario, core, endToEnd }) => [
       [
         scenario,
@@ -302,6 +312,7 @@ printTable(
         ms(core.p50Ms),
         ms(core.p99Ms),
         ms(core.maxMs),
+        '',
         '',
         '',
       ],
@@ -316,6 +327,7 @@ printTable(
         ms(endToEnd.maxMs),
         rate(endToEnd.createsPerSecond),
         endToEnd.writesPerPod.toFixed(1),
+        ms(endToEnd.apiserverThreadMsPerPod),
       ],
     ]),
   ],
@@ -323,7 +335,8 @@ printTable(
 console.log('cycle only: latency of one scheduling cycle; pods/CPU-s: per CPU-second of this process');
 console.log(
   'end to end: latency from sending the create to seeing spec.nodeName on a watch; pods/CPU-s: per ' +
-    `CPU-second of the control plane, which used ${results.map((r) => r.endToEnd.idleCores.toFixed(2)).join(' / ')} ` +
+    'CPU-second of the control plane (all threads; the apiserver thread alone in the last column), ' +
+    `which used ${results.map((r) => r.endToEnd.idleCores.toFixed(2)).join(' / ')} ` +
     'cores before the pods (fake node leases and status)',
 );
 console.log(
