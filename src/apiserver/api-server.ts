@@ -5,6 +5,7 @@ import type { ResourceInfo } from '../api/resources/types.js';
 import type { Store } from '../storage/index.js';
 import { type AdmissionAttributes, AdmissionChain } from './admission/chain.js';
 import { NamespaceCache } from './admission/namespace-cache.js';
+import { ObjectCache } from './admission/object-cache.js';
 import {
   certificateApprovalAdmission,
   certificateSigningAdmission,
@@ -90,6 +91,8 @@ export class ApiServer {
   readonly quotaNamespaces = new QuotaNamespaces();
   /** Namespaces and whether they are terminating, for NamespaceLifecycle. */
   private readonly namespaces: NamespaceCache;
+  /** What admission plugins read on every pod create, kept in memory as upstream's informers. */
+  private readonly admissionCaches: ObjectCache[];
   private readonly admissionChain: AdmissionChain;
 
   constructor(private readonly options: ApiServerOptions) {
@@ -132,20 +135,26 @@ export class ApiServer {
       },
       (name) => this.resourceStore('', 'v1', 'secrets')!.find(BOOTSTRAP_TOKEN_NAMESPACE, name),
     );
-    this.namespaces = new NamespaceCache(options.store);
+    const cacheOf = (resourceStore: ResourceStore) => new ObjectCache(options.store, resourceStore.root);
+    const namespaceObjects = cacheOf(this.resourceStore('', 'v1', 'namespaces')!);
+    const serviceAccounts = cacheOf(this.resourceStore('', 'v1', 'serviceaccounts')!);
+    const priorityClasses = cacheOf(this.resourceStore('scheduling.k8s.io', 'v1', 'priorityclasses')!);
+    const limitRanges = cacheOf(this.resourceStore('', 'v1', 'limitranges')!);
+    this.admissionCaches = [namespaceObjects, serviceAccounts, priorityClasses, limitRanges];
+    this.namespaces = new NamespaceCache(namespaceObjects);
     this.policy = new PolicyCache(options.store);
     this.nodeGraph = new NodeGraphPopulator(options.store);
     this.authorizer = nodeAndRbacAuthorizer(this.nodeGraph.graph, this.policy);
     const core = (resource: string) => this.resourceStore('', 'v1', resource)!;
     const chain = new AdmissionChain([
-      serviceAccountAdmission(core('serviceaccounts')),
+      serviceAccountAdmission(serviceAccounts),
       nodeRestrictionAdmission({ pods: core('pods'), nodes: core('nodes') }),
       taintNodesByConditionAdmission,
-      priorityAdmission(this.resourceStore('scheduling.k8s.io', 'v1', 'priorityclasses')!),
+      priorityAdmission(priorityClasses),
       defaultTolerationSecondsAdmission,
       defaultStorageClassAdmission(this.resourceStore('storage.k8s.io', 'v1', 'storageclasses')!),
-      limitRangerAdmission(core('limitranges')),
-      podSecurityAdmission(core('namespaces'), core('pods')),
+      limitRangerAdmission(limitRanges),
+      podSecurityAdmission(namespaceObjects, core('pods')),
       certificateApprovalAdmission(this.authorizer),
       certificateSigningAdmission(this.authorizer),
       certificateSubjectRestrictionAdmission,
@@ -320,7 +329,7 @@ export class ApiServer {
     await Promise.all([
       this.policy.start(),
       this.nodeGraph.start(),
-      this.namespaces.start(),
+      ...this.admissionCaches.map((cache) => cache.start()),
       this.loadQuotaNamespaces(),
     ]);
   }
@@ -328,7 +337,7 @@ export class ApiServer {
   stop(): void {
     this.policy.stop();
     this.nodeGraph.stop();
-    this.namespaces.stop();
+    for (const cache of this.admissionCaches) cache.stop();
   }
 
   /** Quotas created from now on are noted by quota admission; these are the ones stored already. */

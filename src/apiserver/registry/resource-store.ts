@@ -91,7 +91,8 @@ const MAX_CONFLICT_RETRIES = 16;
  */
 export class ResourceStore {
   readonly groupResource: GroupResource;
-  private readonly root: string;
+  /** Where the objects are stored: `/registry/[<group>/]<resource>/`. */
+  readonly root: string;
 
   constructor(
     readonly info: ResourceInfo,

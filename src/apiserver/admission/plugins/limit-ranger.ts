@@ -1,5 +1,4 @@
 import type { KubeObject } from '../../../api/object.js';
-import type { ResourceStore } from '../../registry/resource-store.js';
 import { forbidden } from '../../status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
 import {
@@ -7,9 +6,10 @@ import {
   type LimitRange,
   validateAgainstLimitRanges,
 } from '../limit-ranger/index.js';
+import type { ObjectLister } from '../object-cache.js';
 import { displayName } from './lookup.js';
 
-async function rangesIn(limitRanges: ResourceStore, namespace: string): Promise<LimitRange[]> {
+async function rangesIn(limitRanges: ObjectLister, namespace: string): Promise<LimitRange[]> {
   const { items } = await limitRanges.list(namespace);
   return items.map((text) => JSON.parse(text) as LimitRange);
 }
@@ -18,7 +18,7 @@ async function rangesIn(limitRanges: ResourceStore, namespace: string): Promise<
  * LimitRanger: pods get their namespace's default requests and limits (mutating), and pods
  * and claims must fit its min, max and ratio constraints (validating).
  */
-export function limitRangerAdmission(limitRanges: ResourceStore): AdmissionPlugin {
+export function limitRangerAdmission(limitRanges: ObjectLister): AdmissionPlugin {
   const applies = (a: AdmissionAttributes) =>
     a.namespace !== '' &&
     a.subresource === '' &&

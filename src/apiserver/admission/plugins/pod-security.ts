@@ -3,6 +3,7 @@ import { fieldInvalid } from '../../../api/selectors/field-errors.js';
 import type { ResourceStore } from '../../registry/resource-store.js';
 import { forbidden, invalid } from '../../status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
+import type { ObjectLister } from '../object-cache.js';
 import { POD_TEMPLATE_KINDS, podSecurityDecision } from '../pod-security/admission.js';
 import { existingPodWarnings, reviewNamespaceLabels } from '../pod-security/namespace.js';
 import { displayName } from './lookup.js';
@@ -12,7 +13,7 @@ import { displayName } from './lookup.js';
  * levels (enforce denies, warn adds warnings); workload templates get warnings only. Namespace
  * writes must carry valid labels, and tightening enforce warns about existing pods.
  */
-export function podSecurityAdmission(namespaces: ResourceStore, pods: ResourceStore): AdmissionPlugin {
+export function podSecurityAdmission(namespaces: ObjectLister, pods: ResourceStore): AdmissionPlugin {
   return {
     name: 'PodSecurity',
     async validate(attributes: AdmissionAttributes) {

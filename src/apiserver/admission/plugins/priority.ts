@@ -1,7 +1,7 @@
 import type { KubeObject } from '../../../api/object.js';
-import type { ResourceStore } from '../../registry/resource-store.js';
 import { forbidden } from '../../status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
+import type { ObjectLister } from '../object-cache.js';
 import { displayName } from './lookup.js';
 
 interface PriorityClass {
@@ -40,7 +40,7 @@ export const SYSTEM_PRIORITY_CLASSES: readonly KubeObject[] = [
  * The Priority admission plugin: a pod's priority comes from its PriorityClass (or the global
  * default class, or 0); a set priority that disagrees, or an unknown class, is refused.
  */
-export function priorityAdmission(priorityClasses: ResourceStore): AdmissionPlugin {
+export function priorityAdmission(priorityClasses: ObjectLister): AdmissionPlugin {
   return {
     name: 'Priority',
     async admit(attributes: AdmissionAttributes) {

@@ -4,9 +4,9 @@ import type { KubeObject } from '../../../api/object.js';
 import type { PodSpec as CorePodSpec } from '../../../api/types/core-v1.generated.js';
 import { podSecretNames } from '../../auth/node/index.js';
 import { generateName } from '../../registry/object-meta.js';
-import type { ResourceStore } from '../../registry/resource-store.js';
 import { forbidden } from '../../status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
+import type { ObjectLister } from '../object-cache.js';
 import { displayName } from './lookup.js';
 
 const MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -31,11 +31,7 @@ interface PodSpec {
  * The account, retrying for `default` (which a controller creates moments after its
  * namespace): 10 attempts 100-200 ms apart, as Kubernetes' plugin does.
  */
-async function lookUp(
-  store: ResourceStore,
-  namespace: string,
-  name: string,
-): Promise<KubeObject | undefined> {
+async function lookUp(store: ObjectLister, namespace: string, name: string): Promise<KubeObject | undefined> {
   const attempts = name === 'default' ? 10 : 1;
   const interval = 100 + randomInt(100);
   for (let attempt = 0; attempt < attempts; attempt++) {
@@ -51,7 +47,7 @@ async function lookUp(
  * the account must exist, and unless automounting is off the pod gets the projected
  * `kube-api-access-*` volume (bound token, cluster CA, namespace) mounted in every container.
  */
-export function serviceAccountAdmission(serviceAccounts: ResourceStore): AdmissionPlugin {
+export function serviceAccountAdmission(serviceAccounts: ObjectLister): AdmissionPlugin {
   return {
     name: 'ServiceAccount',
     async admit(attributes: AdmissionAttributes) {
