@@ -1,11 +1,12 @@
-// The controllers and the scheduler on a worker thread: kube-controller-manager and
-// kube-scheduler are processes of their own upstream, and here they get a core of their own. The
-// apiserver's thread then spends nothing on their informers (decoding every watch event, the
-// garbage collector's graph, scheduling), only on serving them. They reach the apiserver over the
-// loopback socket. The thread runs this program's own entry point, which sees the thread's data
+// The controllers, the scheduler and any fake nodes on a worker thread: kube-controller-manager,
+// kube-scheduler and kubelets are processes of their own upstream, and here they get a core of
+// their own. The apiserver's thread then spends nothing on their informers (decoding every watch
+// event, the garbage collector's graph, scheduling, the fake kubelets' pods), only on serving
+// them. They reach the apiserver over the loopback socket. The thread runs this program's own entry point, which sees the thread's data
 // and calls runComponentThread instead of starting a control plane.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { ClusterSettings } from '../controllers/context.js';
+import { FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
 import { type Components, startComponents } from './components.js';
 import type { LoopbackAccess } from './loopback.js';
 import { SocketLoopbackClients } from './socket-loopback.js';
@@ -15,11 +16,19 @@ const RESTART_DELAY_MS = 1_000;
 /** How long a stop waits for the thread to finish before ending it. */
 const STOP_TIMEOUT_MS = 10_000;
 const STOP = 'stop';
+/** What the thread tells the control plane once its fake nodes (if any) are Ready. */
+const READY = 'ready';
 
 export interface ComponentThreadData {
   readonly tkubeComponentThread: true;
   readonly access: LoopbackAccess;
   readonly settings: ClusterSettings;
+  readonly fakeNodes?: FakeNodesOptions;
+}
+
+/** The components on their thread; `ready` settles once its fake nodes are Ready (at once without any). */
+export interface ThreadComponents extends Components {
+  readonly ready: Promise<void>;
 }
 
 /** This thread's data if it is a component thread (and the entry point should run it). */
@@ -33,11 +42,19 @@ export function componentThreadData(): ComponentThreadData | undefined {
 export function runComponentThread(data: ComponentThreadData): void {
   const clients = new SocketLoopbackClients(data.access);
   const components = startComponents(clients, data.settings);
+  const fakeNodes = data.fakeNodes?.count
+    ? new FakeNodes((identity, component) => clients.client(identity, component), data.fakeNodes)
+    : undefined;
+  (fakeNodes?.start() ?? Promise.resolve()).then(
+    () => parentPort!.postMessage(READY),
+    (error: unknown) => console.error(`fake nodes failed to start: ${String(error)}`),
+  );
   parentPort!.on('message', (message: unknown) => {
     if (message !== STOP) return;
     parentPort!.removeAllListeners('message');
-    components
-      .stop()
+    // Stopping the fake nodes also ends a start still waiting for them to be Ready.
+    Promise.resolve(fakeNodes?.stop())
+      .then(() => components.stop())
       .then(() => clients.close())
       .catch((error: unknown) => console.error(`component thread: stop failed: ${String(error)}`))
       .finally(() => process.exit(0));
@@ -53,13 +70,25 @@ export function startComponentThread(
   entry: string,
   access: LoopbackAccess,
   settings: ClusterSettings,
-): Components {
-  const data: ComponentThreadData = { tkubeComponentThread: true, access, settings };
+  fakeNodes?: FakeNodesOptions,
+): ThreadComponents {
+  const data: ComponentThreadData = { tkubeComponentThread: true, access, settings, fakeNodes };
+  let markReady: () => void = () => {};
+  // Without fake nodes nothing waits for the thread: /readyz does not wait for upstream's
+  // controller manager either.
+  const ready = fakeNodes?.count
+    ? new Promise<void>((resolve) => {
+        markReady = resolve;
+      })
+    : Promise.resolve();
   let stopping = false;
   let worker: Worker;
   let restart: NodeJS.Timeout | undefined;
   const launch = (): void => {
     worker = new Worker(entry, { workerData: data, name: 'tkube-components' });
+    worker.on('message', (message: unknown) => {
+      if (message === READY) markReady();
+    });
     worker.on('error', (error) => console.error(`component thread failed: ${error.stack ?? String(error)}`));
     worker.on('exit', (code) => {
       if (stopping) return;
@@ -69,8 +98,10 @@ export function startComponentThread(
   };
   launch();
   return {
+    ready,
     async stop() {
       stopping = true;
+      markReady();
       clearTimeout(restart);
       const current = worker;
       if (current.threadId < 0) return;

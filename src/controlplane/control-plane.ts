@@ -17,7 +17,7 @@ import { clusterSettingsForNodes, FakeNodes, type FakeNodesOptions } from '../pr
 import { SqliteStore } from '../storage/index.js';
 import { bootstrapCluster, reconcileBootstrapPolicy } from './bootstrap.js';
 import { startComponentThread } from './component-thread.js';
-import { startComponents } from './components.js';
+import { type Components, startComponents } from './components.js';
 import { waitForDefaultServiceAccounts } from './default-service-accounts.js';
 import { Loopback } from './loopback.js';
 import { ensureNodeAutoApprovePolicy } from './node-autoapprove-policy.js';
@@ -48,7 +48,10 @@ export interface ControlPlaneOptions {
 export interface RunningControlPlane {
   readonly apiServer: ApiServer;
   readonly port: number;
-  /** The simulated nodes, when started with `fakeNodes` (tests stop one node's kubelet through it). */
+  /**
+   * The simulated nodes, when started with `fakeNodes` and no component thread (tests stop one
+   * node's kubelet through it); with the thread they run there.
+   */
   readonly fakeNodes?: FakeNodes;
   /** An in-process client acting as `identity` (see loopback.ts for controller and scheduler identities). */
   loopbackClient(identity: UserInfo, component: string): Client;
@@ -150,13 +153,24 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     ...options.controllerSettings,
   });
   const loopback = new Loopback(apiServer);
-  const components = options.componentThreadEntry
-    ? startComponentThread(options.componentThreadEntry, loopback.access(), settings)
-    : startComponents(loopback, settings);
-  const fakeNodes = options.fakeNodes?.count
-    ? new FakeNodes((identity, component) => loopback.client(identity, component), options.fakeNodes)
-    : undefined;
-  await fakeNodes?.start();
+  let components: Components;
+  let fakeNodes: FakeNodes | undefined;
+  if (options.componentThreadEntry) {
+    const thread = startComponentThread(
+      options.componentThreadEntry,
+      loopback.access(),
+      settings,
+      options.fakeNodes,
+    );
+    components = thread;
+    await thread.ready;
+  } else {
+    components = startComponents(loopback, settings);
+    fakeNodes = options.fakeNodes?.count
+      ? new FakeNodes((identity, component) => loopback.client(identity, component), options.fakeNodes)
+      : undefined;
+    await fakeNodes?.start();
+  }
   ready = true;
   // In-process users create pods as soon as this returns: their namespaces need the accounts.
   const accounts = apiServer.resourceStore('', 'v1', 'serviceaccounts')!;
