@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { execa } from 'execa';
+import { dirname, join } from 'node:path';
+import { execa, execaSync } from 'execa';
 import { tkube } from './cli.js';
 
 export interface CommandResult {
@@ -14,7 +14,7 @@ export interface TestCluster {
   readonly name: string;
   readonly kubeconfig: string;
   readonly env: Record<string, string>;
-  /** Runs the real kubectl (the one on the PATH, or `binary`) against this cluster. */
+  /** Runs the real kubectl (the cluster's `kubectl`, or `binary`) against this cluster. */
   kubectl(
     args: string[],
     options?: { input?: string; env?: Record<string, string>; binary?: string },
@@ -23,17 +23,27 @@ export interface TestCluster {
 }
 
 /**
+ * The kubectl release `version` (such as `1.33`): the versioned binaries stand beside the one the
+ * PATH's `kubectl` points to (`kubectl.1.27` … `kubectl.1.33`).
+ */
+export function kubectlRelease(version: string): string {
+  const onPath = execaSync('sh', ['-c', 'command -v kubectl']).stdout.trim();
+  return join(dirname(realpathSync(onPath)), `kubectl.${version}`);
+}
+
+/**
  * Brings up a control-plane-only cluster (plus `fakeNodes` simulated nodes) with the built CLI in
  * a private TKUBE_HOME and KUBECONFIG.
  */
 export async function startTestCluster(
   name = 'it',
-  options: { fakeNodes?: number } = {},
+  options: { fakeNodes?: number; kubectl?: string } = {},
 ): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'tkube-it-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const env = { TKUBE_HOME: join(dir, 'home'), KUBECONFIG: kubeconfig, HOME: dir, CI: 'true' };
   const fakeNodes = options.fakeNodes ? ['--fake-nodes', String(options.fakeNodes)] : [];
+  const clusterKubectl = options.kubectl ?? 'kubectl';
   const up = await tkube(['up', name, '--nodes', '0', ...fakeNodes], env);
   if (up.exitCode !== 0) throw new Error(`tkube up failed: ${up.stderr}`);
   return {
@@ -41,7 +51,7 @@ export async function startTestCluster(
     kubeconfig,
     env,
     async kubectl(args, options = {}) {
-      const result = await execa(options.binary ?? 'kubectl', ['--kubeconfig', kubeconfig, ...args], {
+      const result = await execa(options.binary ?? clusterKubectl, ['--kubeconfig', kubeconfig, ...args], {
         reject: false,
         input: options.input,
         env: { ...env, ...options.env },

@@ -3,7 +3,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, ListWatch, type V1ConfigMap, Watch } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  KubeConfig,
+  ListWatch,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1ConfigMap,
+  Watch,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
 import { ensureClusterPki } from '../../../src/pki/cluster-pki.js';
@@ -84,6 +92,29 @@ describe('@kubernetes/client-node', () => {
     ).rejects.toMatchObject({
       code: 409,
     });
+    // Patches of each type, with the content type set as client-node's docs show.
+    const jsonPatched = await core.patchNamespacedConfigMap(
+      { name: 'c1', namespace: 'crud', body: [{ op: 'add', path: '/data/b', value: '3' }] },
+      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+    );
+    expect(jsonPatched.data).toEqual({ a: '2', b: '3' });
+    const mergePatched = await core.patchNamespacedConfigMap(
+      { name: 'c1', namespace: 'crud', body: { data: { a: null, c: '4' } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    expect(mergePatched.data).toEqual({ b: '3', c: '4' });
+    const strategicPatched = await core.patchNamespacedConfigMap(
+      { name: 'c1', namespace: 'crud', body: { metadata: { labels: { patched: 'yes' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+    );
+    expect(strategicPatched.metadata?.labels).toEqual({ test: 'client-node', patched: 'yes' });
+    // A JSON patch whose test fails is refused with the server's 422, as Kubernetes answers.
+    await expect(
+      core.patchNamespacedConfigMap(
+        { name: 'c1', namespace: 'crud', body: [{ op: 'test', path: '/data/b', value: 'other' }] },
+        setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+      ),
+    ).rejects.toMatchObject({ code: 422 });
     await core.deleteNamespacedConfigMap({ name: 'c1', namespace: 'crud' });
     await expect(core.readNamespacedConfigMap({ name: 'c1', namespace: 'crud' })).rejects.toMatchObject({
       code: 404,

@@ -6,13 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readKubeconfig } from '../../../src/client/transports.js';
-import { startTestCluster, type TestCluster } from '../../support/cluster.js';
+import { kubectlRelease, startTestCluster, type TestCluster } from '../../support/cluster.js';
 
 let cluster: TestCluster;
 const scratch = mkdtempSync(join(tmpdir(), 'tkube-kubectl-'));
 
 beforeAll(async () => {
-  cluster = await startTestCluster('crud');
+  // The release the issue names, not whichever one the PATH's kubectl picks.
+  cluster = await startTestCluster('crud', { kubectl: kubectlRelease('1.33') });
 }, 60_000);
 
 afterAll(async () => {
@@ -233,6 +234,71 @@ describe('kubectl against tkube', () => {
     expect(deploy.metadata.generation).toBe(3);
   });
 
+  it('labels, annotates and patches namespaces, secrets, services, pods and deployments', async () => {
+    for (const target of ['namespace/shop', 'secret/creds', 'service/web', 'pod/solo', 'deployment/web']) {
+      const namespace = target.startsWith('namespace/') ? [] : ['-n', 'shop'];
+      const shown = target.replace('deployment/', 'deployment.apps/');
+      expect(await ok(['label', target, ...namespace, 'checked=yes'])).toBe(`${shown} labeled`);
+      expect(await ok(['annotate', target, ...namespace, 'reviewed-by=ops'])).toBe(`${shown} annotated`);
+      const labels = await ok(['get', target, ...namespace, '-o', 'jsonpath={.metadata.labels.checked}']);
+      expect(labels).toBe('yes');
+    }
+    // The service's ports merge by port number (its strategic merge key). A new port goes first
+    // and, with two ports, each needs a name: Kubernetes refuses the unnamed old one at index 1.
+    const patchService = ['patch', 'service', 'web', '-n', 'shop', '-p'];
+    const unnamed = await cluster.kubectl([
+      ...patchService,
+      '{"spec":{"ports":[{"name":"metrics","port":9090,"targetPort":9090}]}}',
+    ]);
+    expect(unnamed.stderr).toBe('The Service "web" is invalid: spec.ports[1].name: Required value');
+    await ok([
+      ...patchService,
+      '{"spec":{"ports":[{"name":"metrics","port":9090,"targetPort":9090},{"name":"http","port":80}]}}',
+    ]);
+    await ok([
+      'patch',
+      'secret',
+      'creds',
+      '-n',
+      'shop',
+      '--type=merge',
+      '-p',
+      '{"stringData":{"user":"admin"}}',
+    ]);
+    await ok([
+      'patch',
+      'pod',
+      'solo',
+      '-n',
+      'shop',
+      '--type=json',
+      '-p',
+      '[{"op":"replace","path":"/spec/containers/0/image","value":"busybox:1.37"}]',
+    ]);
+    const ports = await ok(['get', 'svc', 'web', '-n', 'shop', '-o', 'jsonpath={.spec.ports[*].name}']);
+    expect(ports).toBe('metrics http');
+    const user = await ok(['get', 'secret', 'creds', '-n', 'shop', '-o', 'jsonpath={.data.user}']);
+    expect(Buffer.from(user, 'base64').toString()).toBe('admin');
+    expect(await ok(['get', 'pod', 'solo', '-n', 'shop', '-o', 'jsonpath={.spec.containers[0].image}'])).toBe(
+      'busybox:1.37',
+    );
+    // A pod's other fields may not change: kubectl shows the server's Invalid as it reads against Kubernetes.
+    const refused = await cluster.kubectl([
+      'patch',
+      'pod',
+      'solo',
+      '-n',
+      'shop',
+      '--type=merge',
+      '-p',
+      '{"spec":{"restartPolicy":"Never"}}',
+    ]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^The Pod "solo" is invalid: spec: Forbidden: pod updates may not change fields other than/,
+    );
+  });
+
   it('updates with apply (strategic merge), shows diff, replaces and edits', async () => {
     const changed = MANIFEST.replace('mode: dev', 'mode: prod');
     const diff = await cluster.kubectl(['diff', '-f', '-'], { input: changed });
@@ -442,6 +508,14 @@ describe('kubectl against tkube', () => {
       'No resources found in shop namespace.',
     );
     expect(await ok(['delete', 'pod', 'solo', '-n', 'shop'])).toBe('pod "solo" deleted');
+    // A namespace goes with everything in it.
+    await ok(['create', 'namespace', 'scratch']);
+    await ok(['create', 'configmap', 'leftover', '-n', 'scratch', '--from-literal=a=1']);
+    expect(await ok(['delete', 'namespace', 'scratch', '--wait=true', '--timeout=60s'])).toBe(
+      'namespace "scratch" deleted',
+    );
+    const gone = await cluster.kubectl(['get', 'namespace', 'scratch']);
+    expect(gone.stderr).toBe('Error from server (NotFound): namespaces "scratch" not found');
   });
 
   it('lists API resources and versions, explains fields, reports the version', async () => {
@@ -458,15 +532,14 @@ describe('kubectl against tkube', () => {
     expect(explain).toMatch(/^FIELD: replicas <integer>$/m);
     const version = JSON.parse(await ok(['version', '-o', 'json'])) as {
       serverVersion: { gitVersion: string; minor: string };
+      clientVersion: { minor: string };
     };
     expect(version.serverVersion.minor).toBe('33');
+    expect(version.clientVersion.minor).toBe('33');
   });
 
   it('works with kubectl 1.28 for the basics', async () => {
-    const binary = join(
-      (await import('node:fs')).realpathSync('/usr/bin/kubectl').replace(/\/kubectl$/, ''),
-      'kubectl.1.28',
-    );
+    const binary = kubectlRelease('1.28');
     const list = await cluster.kubectl(['get', 'deploy', '-n', 'shop'], { binary });
     expect(list.exitCode, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^web\s+0\/2\s/m);
