@@ -1,13 +1,14 @@
-// The controllers, the scheduler and any fake nodes on a worker thread: kube-controller-manager,
-// kube-scheduler and kubelets are processes of their own upstream, and here they get a core of
-// their own. The apiserver's thread then spends nothing on their informers (decoding every watch
-// event, the garbage collector's graph, scheduling, the fake kubelets' pods), only on serving
-// them. They reach the apiserver over the loopback socket. The thread runs this program's own entry point, which sees the thread's data
-// and calls runComponentThread instead of starting a control plane.
+// The controllers (with any fake nodes) and the scheduler each on a worker thread: upstream,
+// kube-controller-manager, kube-scheduler and kubelets are processes of their own, and here they
+// get cores of their own. The apiserver's thread then spends nothing on their informers (decoding
+// every watch event, the garbage collector's graph, scheduling, the fake kubelets' pods), only on
+// serving them, and a busy controller manager does not hold up scheduling. They reach the
+// apiserver over the loopback socket. A thread runs this program's own entry point, which sees
+// the thread's data and calls runComponentThread instead of starting a control plane.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { ClusterSettings } from '../controllers/context.js';
 import { FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
-import { type Components, startComponents } from './components.js';
+import { type ComponentName, type Components, startComponents } from './components.js';
 import type { LoopbackAccess } from './loopback.js';
 import { SocketLoopbackClients } from './socket-loopback.js';
 
@@ -21,8 +22,10 @@ const READY = 'ready';
 
 export interface ComponentThreadData {
   readonly tkubeComponentThread: true;
+  readonly component: ComponentName;
   readonly access: LoopbackAccess;
   readonly settings: ClusterSettings;
+  /** Fake nodes run beside the controller manager. */
   readonly fakeNodes?: FakeNodesOptions;
 }
 
@@ -41,7 +44,7 @@ export function componentThreadData(): ComponentThreadData | undefined {
 /** The component thread's body: runs the components until the control plane says stop. */
 export function runComponentThread(data: ComponentThreadData): void {
   const clients = new SocketLoopbackClients(data.access);
-  const components = startComponents(clients, data.settings);
+  const components = startComponents(clients, data.settings, [data.component]);
   const fakeNodes = data.fakeNodes?.count
     ? new FakeNodes((identity, component) => clients.client(identity, component), data.fakeNodes)
     : undefined;
@@ -68,11 +71,12 @@ export function runComponentThread(data: ComponentThreadData): void {
  */
 export function startComponentThread(
   entry: string,
+  component: ComponentName,
   access: LoopbackAccess,
   settings: ClusterSettings,
   fakeNodes?: FakeNodesOptions,
 ): ThreadComponents {
-  const data: ComponentThreadData = { tkubeComponentThread: true, access, settings, fakeNodes };
+  const data: ComponentThreadData = { tkubeComponentThread: true, component, access, settings, fakeNodes };
   let markReady: () => void = () => {};
   // Without fake nodes nothing waits for the thread: /readyz does not wait for upstream's
   // controller manager either.
@@ -85,14 +89,16 @@ export function startComponentThread(
   let worker: Worker;
   let restart: NodeJS.Timeout | undefined;
   const launch = (): void => {
-    worker = new Worker(entry, { workerData: data, name: 'tkube-components' });
+    worker = new Worker(entry, { workerData: data, name: `tkube-${component}` });
     worker.on('message', (message: unknown) => {
       if (message === READY) markReady();
     });
-    worker.on('error', (error) => console.error(`component thread failed: ${error.stack ?? String(error)}`));
+    worker.on('error', (error) =>
+      console.error(`${component} thread failed: ${error.stack ?? String(error)}`),
+    );
     worker.on('exit', (code) => {
       if (stopping) return;
-      console.error(`component thread exited (code ${code}); starting it again in ${RESTART_DELAY_MS} ms`);
+      console.error(`${component} thread exited (code ${code}); starting it again in ${RESTART_DELAY_MS} ms`);
       restart = setTimeout(launch, RESTART_DELAY_MS);
     });
   };

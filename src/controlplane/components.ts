@@ -1,25 +1,35 @@
 // kube-controller-manager and kube-scheduler, started and stopped together: on the apiserver's
-// thread (tests that start a control plane in their own process), or on a thread of their own.
+// thread (tests that start a control plane in their own process), or each on a thread of its own.
 import type { ClusterSettings } from '../controllers/context.js';
 import { ControllerManager } from './controller-manager.js';
 import type { LoopbackClients } from './loopback.js';
 import { SchedulerHost } from './scheduler-host.js';
+
+/** The upstream processes tkube runs: `controller-manager` (with any fake nodes) and `scheduler`. */
+export type ComponentName = 'controller-manager' | 'scheduler';
+export const COMPONENT_NAMES: readonly ComponentName[] = ['controller-manager', 'scheduler'];
 
 export interface Components {
   /** Stops the scheduler, then the controllers; resolves once both have. */
   stop(): Promise<void>;
 }
 
-/** Starts the controllers and the scheduler on this thread, with `clients` as their connection. */
-export function startComponents(clients: LoopbackClients, settings: ClusterSettings): Components {
-  const controllerManager = new ControllerManager(clients, settings);
-  controllerManager.start();
-  const scheduler = new SchedulerHost(clients);
-  scheduler.start();
+/** Starts the named components (both by default) on this thread, with `clients` as their connection. */
+export function startComponents(
+  clients: LoopbackClients,
+  settings: ClusterSettings,
+  names: readonly ComponentName[] = COMPONENT_NAMES,
+): Components {
+  const controllerManager = names.includes('controller-manager')
+    ? new ControllerManager(clients, settings)
+    : undefined;
+  controllerManager?.start();
+  const scheduler = names.includes('scheduler') ? new SchedulerHost(clients) : undefined;
+  scheduler?.start();
   return {
     async stop() {
-      await scheduler.stop();
-      await controllerManager.stop();
+      await scheduler?.stop();
+      await controllerManager?.stop();
     },
   };
 }

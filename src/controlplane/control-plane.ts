@@ -156,14 +156,23 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   let components: Components;
   let fakeNodes: FakeNodes | undefined;
   if (options.componentThreadEntry) {
-    const thread = startComponentThread(
-      options.componentThreadEntry,
-      loopback.access(),
+    const access = loopback.access();
+    const entry = options.componentThreadEntry;
+    const scheduler = startComponentThread(entry, 'scheduler', access, settings);
+    const controllerManager = startComponentThread(
+      entry,
+      'controller-manager',
+      access,
       settings,
       options.fakeNodes,
     );
-    components = thread;
-    await thread.ready;
+    components = {
+      async stop() {
+        await scheduler.stop();
+        await controllerManager.stop();
+      },
+    };
+    await controllerManager.ready;
   } else {
     components = startComponents(loopback, settings);
     fakeNodes = options.fakeNodes?.count

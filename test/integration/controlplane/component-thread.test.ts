@@ -1,5 +1,6 @@
-// The built control plane runs its controllers and scheduler on a thread of their own, which
-// reaches the apiserver over the loopback socket. Started as `tkube up` starts it.
+// The built control plane runs its controller manager (with the fake nodes) and its scheduler
+// each on a thread of its own, reaching the apiserver over the loopback socket. Started as
+// `tkube up` starts it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,10 +59,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the component thread', () => {
+describe('the component threads', () => {
   it('connects the controllers and the scheduler over the loopback socket', () => {
-    // The listening socket plus both ends of each connection the thread opened.
-    expect(loopbackSockets(child.pid!)).toBeGreaterThanOrEqual(3);
+    // The listening socket plus both ends of each connection the two threads opened.
+    expect(loopbackSockets(child.pid!)).toBeGreaterThanOrEqual(5);
   });
 
   it('runs the controllers: default accounts, root CA, a Deployment down to running pods', async () => {
@@ -83,6 +84,6 @@ describe('the component thread', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(output).toContain('control plane stopped');
-    expect(output).not.toMatch(/component thread (failed|exited)/);
+    expect(output).not.toMatch(/thread (failed|exited)/);
   }, 20_000);
 });
