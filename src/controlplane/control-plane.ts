@@ -6,6 +6,7 @@ import { ApiServer, type PathHandler } from '../apiserver/api-server.js';
 import type { KubeletClientCredentials } from '../apiserver/handlers/kubelet-connection.js';
 import { oidcPaths } from '../apiserver/handlers/oidc.js';
 import type { WatchSettings } from '../apiserver/handlers/watch.js';
+import { APISERVER_HTTP2_SETTINGS, widenConnectionWindow } from '../apiserver/http/http2-windows.js';
 import type { UserInfo } from '../apiserver/http/types.js';
 import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';
 import { HTTP2_SESSION_MEMORY_MB } from '../client/rest/connection.js';
@@ -112,10 +113,12 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
         rejectUnauthorized: false,
         allowHTTP1: true,
         maxSessionMemory: HTTP2_SESSION_MEMORY_MB,
+        settings: APISERVER_HTTP2_SETTINGS,
       },
       apiServer.handle,
     );
     server.on('session', (session: Http2Session) => {
+      widenConnectionWindow(session);
       sessions.add(session);
       session.on('close', () => sessions.delete(session));
     });
@@ -176,7 +179,11 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   } else {
     components = startComponents(loopback, settings);
     fakeNodes = options.fakeNodes?.count
-      ? new FakeNodes((identity, component) => loopback.client(identity, component), options.fakeNodes)
+      ? new FakeNodes(
+          (identity, component) => loopback.client(identity, component),
+          options.fakeNodes,
+          components.informers,
+        )
       : undefined;
     await fakeNodes?.start();
   }

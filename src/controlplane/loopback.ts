@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiServer } from '../apiserver/api-server.js';
 import { loopbackToken, newLoopbackSecret } from '../apiserver/auth/loopback-token.js';
+import { APISERVER_HTTP2_SETTINGS, widenConnectionWindow } from '../apiserver/http/http2-windows.js';
 import type { UserInfo } from '../apiserver/http/types.js';
 import { HTTP2_SESSION_MEMORY_MB } from '../client/rest/connection.js';
 import { createRestClient } from '../client/rest/rest-client.js';
@@ -52,8 +53,12 @@ export class Loopback implements LoopbackClients {
 
   constructor(apiServer: ApiServer) {
     apiServer.authenticator.trustLoopbackSecret(this.secret);
-    this.server = createServer({ maxSessionMemory: HTTP2_SESSION_MEMORY_MB }, apiServer.handle);
+    this.server = createServer(
+      { maxSessionMemory: HTTP2_SESSION_MEMORY_MB, settings: APISERVER_HTTP2_SETTINGS },
+      apiServer.handle,
+    );
     this.server.on('session', (session: Http2Session) => {
+      widenConnectionWindow(session);
       this.sessions.add(session);
       session.once('close', () => this.sessions.delete(session));
     });

@@ -18,6 +18,15 @@ import {
  */
 export const HTTP2_SESSION_MEMORY_MB = 256;
 
+/**
+ * Flow-control windows this client grants the server, as Go's HTTP/2 transport (client-go)
+ * grants them: 4 MiB per stream and 1 GiB per connection. HTTP/2's default, 64 KiB for both,
+ * lets a watch receive only 64 KiB per round trip of WINDOW_UPDATE, shared by every watch on the
+ * session: an informer then trails a busy apiserver by thousands of events.
+ */
+const STREAM_WINDOW_BYTES = 4 * 1024 * 1024;
+const CONNECTION_WINDOW_BYTES = 1024 * 1024 * 1024;
+
 export interface ConnectionOptions {
   /** Opens a new session: TLS to a remote apiserver, or h2c over an in-memory pair. */
   readonly connect: () => ClientHttp2Session;
@@ -169,6 +178,11 @@ export class Http2Connection {
     const session = this.options.connect();
     this.current = session;
     this.sessions.add(session);
+    // Sent once the session is up (settings() waits for the connection by itself).
+    session.settings({ initialWindowSize: STREAM_WINDOW_BYTES });
+    const widen = () => session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
+    if (session.connecting) session.once('connect', widen);
+    else widen();
     // Errors also reach the session's streams, which report them; the session is then replaced.
     session.on('error', () => {});
     session.on('goaway', () => {
