@@ -46,7 +46,11 @@ export function runComponentThread(data: ComponentThreadData): void {
   const clients = new SocketLoopbackClients(data.access);
   const components = startComponents(clients, data.settings, [data.component]);
   const fakeNodes = data.fakeNodes?.count
-    ? new FakeNodes((identity, component) => clients.client(identity, component), data.fakeNodes)
+    ? new FakeNodes(
+        (identity, component) => clients.client(identity, component),
+        data.fakeNodes,
+        components.informers,
+      )
     : undefined;
   (fakeNodes?.start() ?? Promise.resolve()).then(
     () => parentPort!.postMessage(READY),

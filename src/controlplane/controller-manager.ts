@@ -71,7 +71,8 @@ export class ControllerManager {
   private readonly abort = new AbortController();
   private readonly clients = new Map<string, Client>();
   private readonly broadcasters = new Map<string, EventBroadcaster>();
-  private readonly informers: SharedInformerFactory;
+  /** The shared informers, reading as the manager: fake nodes beside it read through them too. */
+  readonly informers: SharedInformerFactory;
   private running: Promise<unknown> | undefined;
 
   constructor(

@@ -1,14 +1,20 @@
 // Simulated nodes (`tkube up --fake-nodes N`): N kubelets in the control plane process, each
 // writing as its own node identity, all fed by one shared pod informer and one node informer
 // (not a watch per node), with one work queue of pods for all of them — cheap enough for a
-// thousand nodes.
+// thousand nodes. Beside the controller manager they share its informers: the pod and node
+// watches it holds anyway.
 import { randomUUID } from 'node:crypto';
 import { NODE_LEASE_RENEW_INTERVAL_MS } from '../../agent/node/lease.js';
 import { NODE_STATUS_REPORT_FREQUENCY_MS } from '../../agent/node/node-status.js';
 import { formatIpv4, parseIpv4Cidr } from '../../api/ipv4.js';
 import type { Node, Pod } from '../../api/types/core-v1.generated.js';
 import { Controller, objectOf, splitKey } from '../../client/controller.js';
-import { type SharedInformer, SharedInformerFactory, sleep } from '../../client/informers/index.js';
+import {
+  type HandlerRegistration,
+  type SharedInformer,
+  SharedInformerFactory,
+  sleep,
+} from '../../client/informers/index.js';
 import { NODES, PODS } from '../../client/resources.js';
 import type { Client } from '../../client/types.js';
 import { FakeKubelet } from './fake-kubelet.js';
@@ -75,6 +81,9 @@ export class FakeNodes {
   private readonly kubelets = new Map<string, FakeKubelet>();
   private readonly clients: Client[] = [];
   private readonly informers: SharedInformerFactory;
+  /** False when the informers are the controller manager's, which starts and stops them. */
+  private readonly ownInformers: boolean;
+  private readonly registrations: HandlerRegistration[] = [];
   private readonly pods: SharedInformer<Pod>;
   private readonly controller: Controller;
   private readonly abort = new AbortController();
@@ -87,17 +96,26 @@ export class FakeNodes {
   private allReady: (() => void) | undefined;
   private running: Promise<void> | undefined;
 
+  /**
+   * `informers`: a factory reading as an identity that may list and watch every pod and node (the
+   * controller manager's); without one the nodes read through their own.
+   */
   constructor(
     clientFor: ClientFactory,
     private readonly options: FakeNodesOptions,
+    informers?: SharedInformerFactory,
   ) {
-    const reader = clientFor(READER_IDENTITY, 'fake-kubelet');
-    this.clients.push(reader);
-    this.informers = new SharedInformerFactory(reader);
+    this.ownInformers = informers === undefined;
+    if (informers === undefined) {
+      const reader = clientFor(READER_IDENTITY, 'fake-kubelet');
+      this.clients.push(reader);
+      this.informers = new SharedInformerFactory(reader);
+    } else this.informers = informers;
     this.pods = this.informers.informerFor<Pod>(PODS, {
       indexers: { [NODE_NAME_INDEX]: (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []) },
     });
-    const nodes = this.informers.informerFor<Node>(NODES, { labelSelector: `${FAKE_NODE_LABEL}=true` });
+    // Every node (the handlers skip the others), so a shared factory's node informer serves.
+    const nodes = this.informers.informerFor<Node>(NODES);
     this.controller = new Controller({
       name: 'fake-kubelet',
       workers: options.workers ?? 8,
@@ -105,18 +123,20 @@ export class FakeNodes {
       maxRetries: Number.MAX_SAFE_INTEGER,
       sync: (key) => this.syncPod(key),
     });
-    this.controller.watch(this.pods, (pod) => {
-      const nodeName = pod.spec?.nodeName ?? '';
-      return this.kubelets.has(nodeName) && !this.stopped.has(nodeName)
-        ? [`${pod.metadata?.namespace}/${pod.metadata?.name}`]
-        : undefined;
-    });
-    this.pods.addEventHandler({
-      onDelete: (deleted) => {
-        const pod = objectOf(deleted);
-        this.kubelets.get(pod.spec?.nodeName ?? '')?.forgetPod(pod.metadata?.uid ?? '');
-      },
-    });
+    this.registrations.push(
+      this.controller.watch(this.pods, (pod) => {
+        const nodeName = pod.spec?.nodeName ?? '';
+        return this.kubelets.has(nodeName) && !this.stopped.has(nodeName)
+          ? [`${pod.metadata?.namespace}/${pod.metadata?.name}`]
+          : undefined;
+      }),
+      this.pods.addEventHandler({
+        onDelete: (deleted) => {
+          const pod = objectOf(deleted);
+          this.kubelets.get(pod.spec?.nodeName ?? '')?.forgetPod(pod.metadata?.uid ?? '');
+        },
+      }),
+    );
     const observe = (node: Node) => {
       const name = node.metadata?.name ?? '';
       if (!this.kubelets.has(name)) return;
@@ -128,7 +148,9 @@ export class FakeNodes {
       } else if (!stop && this.stoppedByAnnotation.delete(name)) this.restartNode(name);
       this.kubelets.get(name)?.observeNode(node);
     };
-    nodes.addEventHandler({ onAdd: observe, onUpdate: (_old, node) => observe(node) });
+    this.registrations.push(
+      nodes.addEventHandler({ onAdd: observe, onUpdate: (_old, node) => observe(node) }),
+    );
 
     const capacity = fakeNodeCapacity(options.capacity);
     const labels = { ...options.labels, [FAKE_NODE_LABEL]: 'true' };
@@ -162,7 +184,8 @@ export class FakeNodes {
       this.allReady = resolve;
     });
     this.checkAllReady();
-    this.informers.start(signal);
+    // A shared factory is stopped by its owner, not by this signal.
+    this.informers.start(this.ownInformers ? signal : undefined);
     this.running = this.controller.run(signal);
     const queue = [...this.kubelets.values()];
     const registerNext = async (): Promise<void> => {
@@ -191,7 +214,8 @@ export class FakeNodes {
     this.timers.clear();
     await Promise.all([...this.inFlight]);
     await this.running;
-    await this.informers.stop();
+    for (const registration of this.registrations) registration.remove();
+    if (this.ownInformers) await this.informers.stop();
     await Promise.all(this.clients.map((client) => client.close()));
   }
 
