@@ -5,7 +5,8 @@
 // HTTPS, scheduled by its kube-scheduler, bound through pods/binding and run by its fake
 // kubelets. End-to-end latency runs from sending the create to seeing `spec.nodeName` on a watch;
 // pods/s counts from the first create sent to the last binding seen. Prints one table, then one
-// JSON line. BENCH_CPU_PROF=1 writes the control plane's V8 CPU profile to ./bench-profiles/.
+// JSON line. BENCH_CPU_PROF=1 writes the control plane's V8 CPU profile to ./bench-profiles/;
+// BENCH_NODE_FLAGS adds Node flags to the control plane's command line.
 //   npx tsx scripts/bench/scheduler.ts [--nodes 1000] [--pods 10000] [--scenario plain|constrained]
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -92,7 +93,9 @@ function startControlPlane(dir: string, nodes: number): Promise<RunningControlPl
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', '--cpu-prof-dir', resolve('bench-profiles')]
     : [];
-  const args = [...profile, ...controlPlane.args, '--state-dir', dir, '--api-port', '0'];
+  // BENCH_NODE_FLAGS: more Node/V8 flags for the control plane (`--trace-gc`, say).
+  const extra = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const args = [...profile, ...extra, ...controlPlane.args, '--state-dir', dir, '--api-port', '0'];
   const child = spawn(controlPlane.file, [...args, '--fake-nodes', String(nodes)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -30,10 +30,6 @@ kind: Namespace
 metadata: {name: apps}
 ---
 apiVersion: v1
-kind: ServiceAccount
-metadata: {name: default, namespace: apps}
----
-apiVersion: v1
 kind: Secret
 metadata: {name: web-credentials, namespace: apps}
 stringData: {password: s3cret}
