@@ -75,6 +75,8 @@ export class SqliteStore implements Store, WatchSource {
   private readonly now: () => number;
   private readonly watchBufferLimit: number;
   private closed = false;
+  /** One transaction applying a batch of writes, made once: better-sqlite3 builds a wrapper per call to transaction(). */
+  private readonly applyBatch: (batch: PendingWrite[], outcomes: Outcome[], events: WatchEvent[]) => void;
 
   static open(options: SqliteStoreOptions): SqliteStore {
     return new SqliteStore(openDatabase(options.path, options.sync ?? 'normal'), options);
@@ -85,6 +87,9 @@ export class SqliteStore implements Store, WatchSource {
     private readonly options: SqliteStoreOptions,
   ) {
     this.statements = prepareStatements(db);
+    this.applyBatch = db.transaction((batch: PendingWrite[], outcomes: Outcome[], events: WatchEvent[]) => {
+      for (const { op } of batch) outcomes.push(this.apply(op, events));
+    });
     this.compacted = this.statements.getMeta.pluck().get('compacted_rev') as number;
     const maxRev = (this.statements.maxRevision.pluck().get() as number | null) ?? 0;
     this.revision = Math.max(maxRev, this.compacted);
@@ -322,9 +327,7 @@ export class SqliteStore implements Store, WatchSource {
     const events: WatchEvent[] = [];
     const startRevision = this.revision;
     try {
-      this.db.transaction(() => {
-        for (const { op } of batch) outcomes.push(this.apply(op, events));
-      })();
+      this.applyBatch(batch, outcomes, events);
     } catch (error) {
       this.revision = startRevision;
       for (const write of batch) write.reject(error);
