@@ -71,6 +71,7 @@ export class NodeGraphPopulator {
 
   private applyEvent(event: WatchEvent): void {
     if (event.type === 'delete') this.remove(event.key);
+    else if (event.key.startsWith(PODS) && !podMayChangeGraph(event.value!, event.prevValue)) return;
     else this.apply(event.key, event.value!);
   }
 
@@ -91,6 +92,30 @@ export class NodeGraphPopulator {
     else if (key.startsWith(ATTACHMENTS)) this.graph.setVolumeAttachment(nameOf(key), undefined);
     else if (key.startsWith(SLICES)) this.graph.setResourceSlice(nameOf(key), undefined);
   }
+}
+
+/**
+ * False when a pod write cannot change the graph, told from the JSON text without parsing it (the
+ * graph's setPod would parse it only to find the same): a pod without a node, or an update that
+ * keeps the node and has no resource claim statuses (a pod's uid never changes in an update).
+ * Upstream's graph populator skips the same writes: most are the kubelet's status updates.
+ */
+function podMayChangeGraph(value: string, prevValue: string | undefined): boolean {
+  const node = nodeNameIn(value);
+  if (node === undefined) return false;
+  if (prevValue === undefined || value.includes('"resourceClaimStatuses"')) return true;
+  return prevValue.includes('"resourceClaimStatuses"') || nodeNameIn(prevValue) !== node;
+}
+
+const NODE_NAME_FIELD = '"nodeName":"';
+
+/** spec.nodeName from a stored pod's JSON: the only `nodeName` key a Pod has. */
+function nodeNameIn(json: string): string | undefined {
+  const at = json.indexOf(NODE_NAME_FIELD);
+  if (at < 0) return undefined;
+  const start = at + NODE_NAME_FIELD.length;
+  const end = json.indexOf('"', start);
+  return end > start ? json.slice(start, end) : undefined;
 }
 
 function nameOf(key: string): string {
