@@ -7,7 +7,7 @@
 // the thread's data and calls runComponentThread instead of starting a control plane.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { ClusterSettings } from '../controllers/context.js';
-import { FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
+import type { FakeNodesOptions } from '../providers/fake/index.js';
 import { type ComponentName, type Components, startComponents } from './components.js';
 import type { LoopbackAccess } from './loopback.js';
 import { SocketLoopbackClients } from './socket-loopback.js';
@@ -29,11 +29,6 @@ export interface ComponentThreadData {
   readonly fakeNodes?: FakeNodesOptions;
 }
 
-/** The components on their thread; `ready` settles once its fake nodes are Ready (at once without any). */
-export interface ThreadComponents extends Components {
-  readonly ready: Promise<void>;
-}
-
 /** This thread's data if it is a component thread (and the entry point should run it). */
 export function componentThreadData(): ComponentThreadData | undefined {
   if (isMainThread) return undefined;
@@ -44,24 +39,16 @@ export function componentThreadData(): ComponentThreadData | undefined {
 /** The component thread's body: runs the components until the control plane says stop. */
 export function runComponentThread(data: ComponentThreadData): void {
   const clients = new SocketLoopbackClients(data.access);
-  const components = startComponents(clients, data.settings, [data.component]);
-  const fakeNodes = data.fakeNodes?.count
-    ? new FakeNodes(
-        (identity, component) => clients.client(identity, component),
-        data.fakeNodes,
-        components.informers,
-      )
-    : undefined;
-  (fakeNodes?.start() ?? Promise.resolve()).then(
+  const components = startComponents(clients, data.settings, [data.component], data.fakeNodes);
+  components.ready.then(
     () => parentPort!.postMessage(READY),
     (error: unknown) => console.error(`fake nodes failed to start: ${String(error)}`),
   );
   parentPort!.on('message', (message: unknown) => {
     if (message !== STOP) return;
     parentPort!.removeAllListeners('message');
-    // Stopping the fake nodes also ends a start still waiting for them to be Ready.
-    Promise.resolve(fakeNodes?.stop())
-      .then(() => components.stop())
+    components
+      .stop()
       .then(() => clients.close())
       .catch((error: unknown) => console.error(`component thread: stop failed: ${String(error)}`))
       .finally(() => process.exit(0));
@@ -69,17 +56,38 @@ export function runComponentThread(data: ComponentThreadData): void {
 }
 
 /**
+ * Starts a thread for the scheduler and one for the controller manager with any fake nodes;
+ * `ready` settles once those are Ready.
+ */
+export function startComponentThreads(
+  entry: string,
+  access: LoopbackAccess,
+  settings: ClusterSettings,
+  fakeNodes?: FakeNodesOptions,
+): Components {
+  const scheduler = startComponentThread(entry, 'scheduler', access, settings);
+  const controllerManager = startComponentThread(entry, 'controller-manager', access, settings, fakeNodes);
+  return {
+    ready: controllerManager.ready,
+    async stop() {
+      await scheduler.stop();
+      await controllerManager.stop();
+    },
+  };
+}
+
+/**
  * Starts the component thread from `entry` (the running program's entry point). Started once the
  * apiserver is ready, as kube-controller-manager waits for its /healthz: loading the program
  * alongside the apiserver's bootstrap slowed that on two cores.
  */
-export function startComponentThread(
+function startComponentThread(
   entry: string,
   component: ComponentName,
   access: LoopbackAccess,
   settings: ClusterSettings,
   fakeNodes?: FakeNodesOptions,
-): ThreadComponents {
+): Components {
   const data: ComponentThreadData = { tkubeComponentThread: true, component, access, settings, fakeNodes };
   let markReady: () => void = () => {};
   // Without fake nodes nothing waits for the thread: /readyz does not wait for upstream's

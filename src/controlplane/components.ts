@@ -1,7 +1,8 @@
 // kube-controller-manager and kube-scheduler, started and stopped together: on the apiserver's
 // thread (tests that start a control plane in their own process), or each on a thread of its own.
-import type { SharedInformerFactory } from '../client/informers/index.js';
+// Fake nodes run beside the controller manager and read through its informers.
 import type { ClusterSettings } from '../controllers/context.js';
+import { FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
 import { ControllerManager } from './controller-manager.js';
 import type { LoopbackClients } from './loopback.js';
 import { SchedulerHost } from './scheduler-host.js';
@@ -11,17 +12,23 @@ export type ComponentName = 'controller-manager' | 'scheduler';
 export const COMPONENT_NAMES: readonly ComponentName[] = ['controller-manager', 'scheduler'];
 
 export interface Components {
-  /** The controller manager's shared informers, when it runs here. */
-  readonly informers?: SharedInformerFactory;
-  /** Stops the scheduler, then the controllers; resolves once both have. */
+  /** The fake nodes, when asked for and the controller manager runs here. */
+  readonly fakeNodes?: FakeNodes;
+  /** Settles once the fake nodes (if any) are Ready. */
+  readonly ready: Promise<void>;
+  /** Stops the fake nodes, the scheduler, then the controllers; resolves once all have. */
   stop(): Promise<void>;
 }
 
-/** Starts the named components (both by default) on this thread, with `clients` as their connection. */
+/**
+ * Starts the named components (both by default) on this thread, with `clients` as their
+ * connection, and `fakeNodes` beside the controller manager.
+ */
 export function startComponents(
   clients: LoopbackClients,
   settings: ClusterSettings,
   names: readonly ComponentName[] = COMPONENT_NAMES,
+  fakeNodes?: FakeNodesOptions,
 ): Components {
   const controllerManager = names.includes('controller-manager')
     ? new ControllerManager(clients, settings)
@@ -29,9 +36,20 @@ export function startComponents(
   controllerManager?.start();
   const scheduler = names.includes('scheduler') ? new SchedulerHost(clients) : undefined;
   scheduler?.start();
+  const nodes =
+    controllerManager && fakeNodes?.count
+      ? new FakeNodes(
+          (identity, component) => clients.client(identity, component),
+          fakeNodes,
+          controllerManager.informers,
+        )
+      : undefined;
   return {
-    informers: controllerManager?.informers,
+    fakeNodes: nodes,
+    ready: nodes?.start() ?? Promise.resolve(),
     async stop() {
+      // Stopping the fake nodes also ends a start still waiting for them to be Ready.
+      await nodes?.stop();
       await scheduler?.stop();
       await controllerManager?.stop();
     },

@@ -14,11 +14,11 @@ import type { Client } from '../client/types.js';
 import { type ClusterSettings, DEFAULT_CLUSTER_SETTINGS } from '../controllers/context.js';
 import { ensureApiServerKubeletClientCertificate, ensureClusterPki } from '../pki/cluster-pki.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../pki/service-account-claims.js';
-import { clusterSettingsForNodes, FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
+import { clusterSettingsForNodes, type FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
 import { SqliteStore } from '../storage/index.js';
 import { bootstrapCluster, reconcileBootstrapPolicy } from './bootstrap.js';
-import { startComponentThread } from './component-thread.js';
-import { type Components, startComponents } from './components.js';
+import { startComponentThreads } from './component-thread.js';
+import { COMPONENT_NAMES, startComponents } from './components.js';
 import { waitForDefaultServiceAccounts } from './default-service-accounts.js';
 import { Loopback } from './loopback.js';
 import { ensureNodeAutoApprovePolicy } from './node-autoapprove-policy.js';
@@ -156,37 +156,10 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     ...options.controllerSettings,
   });
   const loopback = new Loopback(apiServer);
-  let components: Components;
-  let fakeNodes: FakeNodes | undefined;
-  if (options.componentThreadEntry) {
-    const access = loopback.access();
-    const entry = options.componentThreadEntry;
-    const scheduler = startComponentThread(entry, 'scheduler', access, settings);
-    const controllerManager = startComponentThread(
-      entry,
-      'controller-manager',
-      access,
-      settings,
-      options.fakeNodes,
-    );
-    components = {
-      async stop() {
-        await scheduler.stop();
-        await controllerManager.stop();
-      },
-    };
-    await controllerManager.ready;
-  } else {
-    components = startComponents(loopback, settings);
-    fakeNodes = options.fakeNodes?.count
-      ? new FakeNodes(
-          (identity, component) => loopback.client(identity, component),
-          options.fakeNodes,
-          components.informers,
-        )
-      : undefined;
-    await fakeNodes?.start();
-  }
+  const components = options.componentThreadEntry
+    ? startComponentThreads(options.componentThreadEntry, loopback.access(), settings, options.fakeNodes)
+    : startComponents(loopback, settings, COMPONENT_NAMES, options.fakeNodes);
+  await components.ready;
   ready = true;
   // In-process users create pods as soon as this returns: their namespaces need the accounts.
   const accounts = apiServer.resourceStore('', 'v1', 'serviceaccounts')!;
@@ -197,12 +170,11 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   return {
     apiServer,
     port,
-    fakeNodes,
+    fakeNodes: components.fakeNodes,
     loopbackClient: (identity, component) => loopback.client(identity, component),
     async stop() {
       ready = false;
       apiServer.stop();
-      await fakeNodes?.stop();
       await components.stop();
       await loopback.close();
       const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -90,9 +90,9 @@ export class ObjectCache implements ObjectLister {
 
   private put(key: string, value: string): void {
     const [namespace, name] = this.split(key);
-    const names = this.objects.get(namespace) ?? new Map<string, string>();
-    if (names.size === 0) this.objects.set(namespace, names);
-    names.set(name, value);
+    const names = this.objects.get(namespace);
+    if (names) names.set(name, value);
+    else this.objects.set(namespace, new Map([[name, value]]));
   }
 
   /** `ns/name` below the prefix for namespaced objects, `name` for cluster-scoped ones. */

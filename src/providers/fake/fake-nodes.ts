@@ -17,6 +17,7 @@ import {
 } from '../../client/informers/index.js';
 import { NODES, PODS } from '../../client/resources.js';
 import type { Client } from '../../client/types.js';
+import { PODS_BY_NODE_INDEXERS, podsOnNode } from '../../controllers/nodelifecycle/pods-by-node.js';
 import { FakeKubelet } from './fake-kubelet.js';
 import { fakeNodeCapacity } from './node-facts.js';
 
@@ -55,7 +56,6 @@ const NODE_ADDRESSES = '198.18.0.0/15';
 const FIRST_NODE_HOST = 10;
 const REGISTRATIONS_AT_ONCE = 32;
 const RETRY_MS = 1_000;
-const NODE_NAME_INDEX = 'spec.nodeName';
 
 /**
  * Reads for all fake kubelets: a node may list only its own pods, so one shared informer needs
@@ -112,7 +112,8 @@ export class FakeNodes {
       this.informers = new SharedInformerFactory(reader);
     } else this.informers = informers;
     this.pods = this.informers.informerFor<Pod>(PODS, {
-      indexers: { [NODE_NAME_INDEX]: (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []) },
+      // The controller manager's index by node, when its informer is shared.
+      indexers: PODS_BY_NODE_INDEXERS,
     });
     // Every node (the handlers skip the others), so a shared factory's node informer serves.
     const nodes = this.informers.informerFor<Node>(NODES);
@@ -236,7 +237,7 @@ export class FakeNodes {
     if (!this.stopped.delete(name)) return;
     this.run(`${name}: lease renewal`, () => kubelet.lease.renew(), true);
     this.run(`${name}: status report`, () => kubelet.reportStatus(), true);
-    for (const pod of this.pods.indexer.byIndex(NODE_NAME_INDEX, name)) this.controller.enqueue(pod);
+    for (const pod of podsOnNode(this.pods, name)) this.controller.enqueue(pod);
   }
 
   private async registerWithRetry(kubelet: FakeKubelet): Promise<void> {
@@ -257,8 +258,8 @@ export class FakeNodes {
   }
 
   private onNetworkReady(kubelet: FakeKubelet): void {
-    for (const pod of this.pods.indexer.byIndex(NODE_NAME_INDEX, kubelet.name)) kubelet.claimAddress(pod);
-    for (const pod of this.pods.indexer.byIndex(NODE_NAME_INDEX, kubelet.name)) this.controller.enqueue(pod);
+    for (const pod of podsOnNode(this.pods, kubelet.name)) kubelet.claimAddress(pod);
+    for (const pod of podsOnNode(this.pods, kubelet.name)) this.controller.enqueue(pod);
     // Ready now, with `pods` capped by the CIDR, rather than at the next report.
     if (!this.stopped.has(kubelet.name))
       this.run(`${kubelet.name}: status report`, () => kubelet.reportStatus(), true);
