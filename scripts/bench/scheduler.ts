@@ -38,8 +38,9 @@ const TARGETS: Readonly<Record<string, number>> = { plain: 1000, constrained: 20
 const BIND_TIMEOUT_MS = 10 * 60_000;
 const IDLE_SAMPLE_MS = 5_000;
 const PROGRESS_INTERVAL_MS = 5_000;
-/** The event recorder's overflow line: counted, not echoed (thousands of them). */
-const DROPPED_EVENT = /^Unable to record event: too many queued events/;
+/** The event recorder's overflow lines (the first drop of a burst, then a count of the rest): counted, not echoed. */
+const DROPPED_EVENTS =
+  /^Unable to record event: too many queued events, dropped (?:event |(\d+) more events)/;
 const controlPlane = builtinControlPlaneCommand();
 const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
@@ -101,7 +102,8 @@ function startControlPlane(dir: string, nodes: number): Promise<RunningControlPl
   });
   let dropped = 0;
   createInterface({ input: child.stderr! }).on('line', (line) => {
-    if (DROPPED_EVENT.test(line)) dropped++;
+    const drop = DROPPED_EVENTS.exec(line);
+    if (drop) dropped += drop[1] === undefined ? 1 : Number(drop[1]);
     else process.stderr.write(`control plane: ${line}\n`);
   });
   return new Promise((resolvePort, reject) => {

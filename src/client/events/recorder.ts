@@ -35,6 +35,9 @@ export interface EventBroadcasterOptions extends CorrelatorOptions {
   readonly log?: (message: string) => void;
 }
 
+/** How a dropped event is logged (client-go's words). */
+export const DROPPED_EVENT_LOG = 'Unable to record event: too many queued events,';
+
 /** Events queued beyond this are dropped (client-go: 1000). */
 const MAX_QUEUED_EVENTS = 1000;
 const MAX_TRIES_PER_EVENT = 12;
@@ -60,6 +63,8 @@ export class EventBroadcaster {
   private readonly stopping = new AbortController();
   private writing?: Promise<void>;
   private idleWaiters: (() => void)[] = [];
+  /** Events dropped since the queue was last empty. */
+  private droppedInBurst = 0;
 
   /** Events go to the client's `events` resource, or to the sink given. */
   constructor(target: Client | EventSink, options: EventBroadcasterOptions = {}) {
@@ -100,6 +105,14 @@ export class EventBroadcaster {
     this.stopping.abort();
     this.queue.length = 0;
     await this.writing;
+    this.reportDrops();
+  }
+
+  /** Reports the drops of a burst beyond the first (which was logged as it happened). */
+  private reportDrops(): void {
+    const more = this.droppedInBurst - 1;
+    this.droppedInBurst = 0;
+    if (more > 0) this.log(`${DROPPED_EVENT_LOG} dropped ${more} more events`);
   }
 
   private makeEvent(
@@ -148,7 +161,10 @@ export class EventBroadcaster {
   private enqueue(event: Event): void {
     if (this.stopping.signal.aborted) return;
     if (this.queue.length >= MAX_QUEUED_EVENTS) {
-      this.log(`Unable to record event: too many queued events, dropped event ${describe(event)}`);
+      // client-go logs every drop; under a burst that is thousands of lines, each costing more
+      // than the event. The first drop of a burst is logged in full, the rest counted and
+      // reported once the queue drains.
+      if (this.droppedInBurst++ === 0) this.log(`${DROPPED_EVENT_LOG} dropped event ${describe(event)}`);
       return;
     }
     this.queue.push(event);
@@ -162,6 +178,7 @@ export class EventBroadcaster {
       }
     } finally {
       this.writing = undefined;
+      this.reportDrops();
       for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
   }

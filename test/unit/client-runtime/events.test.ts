@@ -233,6 +233,44 @@ describe('EventBroadcaster and recorder', () => {
     expect(logs.at(-1)).toContain('(will not retry!): events is forbidden');
   });
 
+  it('drops events beyond 1000 queued, logging the first drop of a burst and a count of the rest', async () => {
+    let release = (): void => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const sink = new RecordingSink();
+    const blocked: EventSink = {
+      create: async (written) => {
+        await released;
+        return sink.create(written);
+      },
+      patch: (written, patch) => sink.patch(written, patch),
+    };
+    const logs: string[] = [];
+    const b = broadcaster(blocked, logs);
+    const recorder = b.newRecorder({ component: 'c' });
+    // The first is taken off the queue and written (blocked); 1000 more fill the queue. One pod
+    // each, as the correlator lets only 25 events about one object through.
+    const podNamed = (name: string): Pod => ({ ...pod, metadata: { ...pod.metadata, name, uid: name } });
+    for (let i = 0; i <= 1000; i++) recorder.event(podNamed(`p${i}`), 'Normal', 'Scheduled', 'ok');
+    expect(logs).toEqual([]);
+    for (let i = 0; i < 5; i++) recorder.event(pod, 'Normal', `Over${i}`, 'over');
+    expect(logs).toEqual([
+      'Unable to record event: too many queued events, dropped event Pod ns/web-1: Normal Over0',
+    ]);
+    release();
+    await b.flush();
+    expect(sink.created).toHaveLength(1001);
+    expect(logs).toEqual([
+      'Unable to record event: too many queued events, dropped event Pod ns/web-1: Normal Over0',
+      'Unable to record event: too many queued events, dropped 4 more events',
+    ]);
+    // A new burst is logged afresh.
+    recorder.event(pod, 'Normal', 'After', 'after');
+    await b.flush();
+    expect(logs).toHaveLength(2);
+  });
+
   it('drops events it cannot describe', async () => {
     const sink = new RecordingSink();
     const logs: string[] = [];
