@@ -80,29 +80,42 @@ export const QUANTITY_PATTERNS: Readonly<Record<string, readonly Pattern[]>> = {
   ]),
 };
 
-function* valuesAt(value: unknown, pattern: Pattern, index = 0): Generator<unknown> {
-  if (index === pattern.length) {
-    yield value;
-    return;
-  }
+/**
+ * Calls `visit` with each value the pattern reaches, until it returns an error. A plain
+ * recursive walk: this runs on every write of a pod-bearing object, where generators cost
+ * several times as much.
+ */
+function firstErrorAt(
+  value: unknown,
+  pattern: Pattern,
+  index: number,
+  visit: (value: unknown) => string | undefined,
+): string | undefined {
+  if (index === pattern.length) return visit(value);
   const key = pattern[index]!;
-  if (key === '*') {
-    const items = Array.isArray(value) ? value : isJsonObject(value) ? Object.values(value) : [];
-    for (const item of items) yield* valuesAt(item, pattern, index + 1);
-  } else if (isJsonObject(value)) {
-    yield* valuesAt(value[key], pattern, index + 1);
+  if (key !== '*')
+    return isJsonObject(value) ? firstErrorAt(value[key], pattern, index + 1, visit) : undefined;
+  const items = Array.isArray(value) ? value : isJsonObject(value) ? Object.values(value) : undefined;
+  if (items === undefined) return undefined;
+  for (const item of items) {
+    const error = firstErrorAt(item, pattern, index + 1, visit);
+    if (error !== undefined) return error;
   }
+  return undefined;
+}
+
+function quantityError(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' && typeof value !== 'number') return QUANTITY_FORMAT_ERROR;
+  const parsed = parseQuantity(typeof value === 'number' ? String(value) : value.trim());
+  return 'error' in parsed ? parsed.error : undefined;
 }
 
 /** The first quantity of the object that does not decode, as Kubernetes words it; undefined when all do. */
 export function quantityDecodeError(object: unknown, patterns: readonly Pattern[]): string | undefined {
   for (const pattern of patterns) {
-    for (const value of valuesAt(object, pattern)) {
-      if (value === undefined || value === null) continue;
-      if (typeof value !== 'string' && typeof value !== 'number') return QUANTITY_FORMAT_ERROR;
-      const parsed = parseQuantity(typeof value === 'number' ? String(value) : value.trim());
-      if ('error' in parsed) return parsed.error;
-    }
+    const error = firstErrorAt(object, pattern, 0, quantityError);
+    if (error !== undefined) return error;
   }
   return undefined;
 }
