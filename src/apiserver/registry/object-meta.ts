@@ -1,9 +1,19 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { KubeObject, ObjectMeta } from '../../api/object.js';
 
+/** The current second's timestamp, formatted once per second: several writes a millisecond ask. */
+let currentSecond = Number.NaN;
+let currentText = '';
+
 /** Kubernetes timestamps are RFC 3339 with whole seconds. */
-export function timestamp(date: Date = new Date()): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
+export function timestamp(date?: Date): string {
+  if (date !== undefined) return `${date.toISOString().slice(0, 19)}Z`;
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== currentSecond) {
+    currentSecond = second;
+    currentText = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
+  }
+  return currentText;
 }
 
 /** The alphabet of generated name suffixes: no vowels (no words), no confusable characters. */

@@ -437,8 +437,12 @@ export class ResourceStore {
 
   private prepareUpdate(desired: KubeObject, current: KubeObject, subresource: string): KubeObject {
     const next = desired;
-    this.checkDecodable(next);
-    pruneUnknownFields(next, this.info);
+    // A binding's object is the stored pod with spec.nodeName and one condition set by the
+    // server: nothing in it can fail to decode or be unknown.
+    if (subresource !== 'binding') {
+      this.checkDecodable(next);
+      pruneUnknownFields(next, this.info);
+    }
     const meta = metaOf(next);
     const old = current.metadata ?? {};
     // Fields the system owns are carried over from the stored object.

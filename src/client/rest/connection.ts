@@ -9,6 +9,7 @@ import {
   type IncomingHttpHeaders,
   type IncomingHttpStatusHeader,
 } from 'node:http2';
+import { installLeanAsyncBind } from './lean-async-bind.js';
 
 /**
  * nghttp2's buffer limit per session, in MB, for both ends (Node's default is 10). Past it a peer
@@ -83,6 +84,7 @@ export class Http2Connection {
 
   constructor(private readonly options: ConnectionOptions) {
     this.limit = options.maxConcurrentRequests ?? 100;
+    installLeanAsyncBind();
   }
 
   /** Sends a request and reads the whole response body as text. */
