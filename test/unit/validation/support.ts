@@ -26,7 +26,12 @@ export function createErrors(key: string, object: KubeObject): FieldError[] {
 
 /** Defaults on the new object, then validation on update against the (stored) old one. */
 export function updateErrors(key: string, object: KubeObject, old: KubeObject): FieldError[] {
-  return rules(key).validateUpdate?.(defaulted(key, object), old) ?? [];
+  return rules(key).validateUpdate?.(defaulted(key, object), old, '') ?? [];
+}
+
+/** Validation of a status write (no defaulting: the registry keeps the stored spec). */
+export function statusUpdateErrors(key: string, object: KubeObject, old: KubeObject): FieldError[] {
+  return rules(key).validateUpdate?.(object, old, 'status') ?? [];
 }
 
 export function summaries(errors: readonly FieldError[]): ErrorSummary[] {

@@ -64,6 +64,7 @@ import { validateServiceAccount, validateServiceAccountUpdate } from './core/ser
 import { QUANTITY_PATTERNS, quantityDecodeError } from './decode-check.js';
 import { extraGroups } from './groups.js';
 import { validatePodCreate, validatePodUpdate } from './pod/pod.js';
+import { validatePodStatusUpdate } from './pod/pod-status.js';
 
 export type { FieldError };
 
@@ -77,7 +78,8 @@ export interface BuiltinKindRules {
   /** Validation on create (after defaults, admission and the strategy's PrepareForCreate). */
   validateCreate?(obj: KubeObject): FieldError[];
   /** Validation on update (after defaults, admission and the strategy's PrepareForUpdate). */
-  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** `subresource`: '' for the object itself, 'status' for its status, ... */
+  validateUpdate?(obj: KubeObject, old: KubeObject, subresource: string): FieldError[];
   /**
    * The message of the first value that fails to decode (answered 400 BadRequest as
    * `<Kind> in version "<version>" cannot be handled as a <Kind>: <message>`), before defaults run.
@@ -108,7 +110,13 @@ const coreAndApps: Record<string, BuiltinKindRules> = {
     validateCreate: validateService,
     validateUpdate: validateServiceUpdate,
   },
-  '/Pod': { defaults: defaultPod, validateCreate: validatePodCreate, validateUpdate: validatePodUpdate },
+  '/Pod': {
+    defaults: defaultPod,
+    validateCreate: validatePodCreate,
+    // A status write is checked as kube-apiserver's pod status strategy checks it.
+    validateUpdate: (pod, old, subresource) =>
+      subresource === 'status' ? validatePodStatusUpdate(pod, old) : validatePodUpdate(pod, old),
+  },
   '/PodTemplate': {
     defaults: defaultPodTemplateObject,
     validateCreate: validatePodTemplate,

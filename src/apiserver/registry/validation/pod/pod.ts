@@ -286,7 +286,7 @@ const UPDATABLE_POD_SPEC_FIELDS = [
   '`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
 ];
 
-function validatePodSpecificAnnotationUpdates(
+export function validatePodSpecificAnnotationUpdates(
   next: KubeObject,
   previous: KubeObject,
   path: string,
