@@ -97,6 +97,29 @@ describe('store writes', () => {
     await expect(del).resolves.toMatchObject({ previous: { value: '3' } });
   });
 
+  it('a batch that fails to commit leaves reads and later writes on the committed state', async () => {
+    const { store } = openStore();
+    await store.create('/r/a', '1');
+    // Fault injection: SQLite refusing the log insert of the batch's second write.
+    const statements = (
+      store as unknown as { statements: { insertLog: { run: (...a: unknown[]) => unknown } } }
+    ).statements;
+    const insert = statements.insertLog.run.bind(statements.insertLog);
+    let calls = 0;
+    statements.insertLog.run = (...args: unknown[]) => {
+      if (++calls === 2) throw new Error('disk I/O error');
+      return insert(...args);
+    };
+    const update = store.update('/r/a', '2');
+    const create = store.create('/r/b', 'x');
+    await expect(update).rejects.toThrow('disk I/O error');
+    await expect(create).rejects.toThrow('disk I/O error');
+    statements.insertLog.run = insert;
+    expect(await store.get('/r/a')).toMatchObject({ value: '1' });
+    expect(await store.get('/r/b')).toBeUndefined();
+    await expect(store.update('/r/a', '3')).resolves.toMatchObject({ previous: { value: '1' } });
+  });
+
   it('reads at older revisions and refuses future ones', async () => {
     const { store } = openStore();
     const v1 = await store.create('/r/a', 'v1');
