@@ -205,6 +205,15 @@ describe('pods through the registry', () => {
       user: a,
     });
     expect((updated.status as { phase?: string }).phase).toBe('Running');
+    // The status written had no QoS class: the stored one is kept (kube-apiserver backfills it).
+    expect((updated.status as { qosClass?: string }).qosClass).toBe('BestEffort');
+    const changeQos = (current: KubeObject) => ({ ...current, status: { qosClass: 'Guaranteed' } });
+    const invalid = await rejection(
+      pods().guaranteedUpdate('default', 'pa', changeQos, { subresource: 'status', user: a }),
+    );
+    expect(invalid.message).toBe(
+      'Pod "pa" is invalid: status.qosClass: Invalid value: "Guaranteed": field is immutable',
+    );
   });
 
   it('a node cannot update a pod itself', async () => {

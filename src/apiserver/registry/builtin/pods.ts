@@ -17,6 +17,13 @@ export const podStrategy: Partial<Strategy> = {
   prepareForCreate(object: KubeObject) {
     (object as PodShape).status = { phase: 'Pending', qosClass: podQosClass(object.spec as never) };
   },
+  prepareForStatusUpdate(object: KubeObject, old: KubeObject) {
+    // The QoS class is set at creation and immutable; a status written without it (an older
+    // kubelet's, or a whole status replaced) keeps the stored one, as kube-apiserver backfills it.
+    const pod = object as PodShape;
+    const stored = (old as PodShape).status?.qosClass;
+    if (stored && !pod.status?.qosClass) pod.status = { ...pod.status, qosClass: stored };
+  },
   gracePeriodSeconds(object: KubeObject, requested: number | undefined) {
     const pod = object as PodShape;
     if (!pod.spec?.nodeName) return 0;
