@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import type { Node, Pod } from '../../src/api/types/core-v1.generated.js';
+import { DROPPED_EVENT_LOG } from '../../src/client/events/recorder.js';
 import { NODES, PODS } from '../../src/client/resources.js';
 import { httpsClient } from '../../src/client/transports.js';
 import type { Client } from '../../src/client/types.js';
@@ -38,9 +39,8 @@ const TARGETS: Readonly<Record<string, number>> = { plain: 1000, constrained: 20
 const BIND_TIMEOUT_MS = 10 * 60_000;
 const IDLE_SAMPLE_MS = 5_000;
 const PROGRESS_INTERVAL_MS = 5_000;
-/** The event recorder's overflow lines (the first drop of a burst, then a count of the rest): counted, not echoed. */
-const DROPPED_EVENTS =
-  /^Unable to record event: too many queued events, dropped (?:event |(\d+) more events)/;
+/** The rest of a burst's drops, reported in one line after the first drop's own line. */
+const MORE_DROPPED = / dropped (\d+) more events$/;
 const controlPlane = builtinControlPlaneCommand();
 const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
@@ -105,8 +105,8 @@ function startControlPlane(dir: string, nodes: number): Promise<RunningControlPl
   });
   let dropped = 0;
   createInterface({ input: child.stderr! }).on('line', (line) => {
-    const drop = DROPPED_EVENTS.exec(line);
-    if (drop) dropped += drop[1] === undefined ? 1 : Number(drop[1]);
+    // The event recorder's overflow lines: counted, not echoed.
+    if (line.startsWith(DROPPED_EVENT_LOG)) dropped += Number(MORE_DROPPED.exec(line)?.[1] ?? 1);
     else process.stderr.write(`control plane: ${line}\n`);
   });
   return new Promise((resolvePort, reject) => {

@@ -105,10 +105,12 @@ export class EventBroadcaster {
     this.stopping.abort();
     this.queue.length = 0;
     await this.writing;
-    this.reportDrops();
   }
 
-  /** Reports the drops of a burst beyond the first (which was logged as it happened). */
+  /**
+   * Reports the drops of a burst beyond the first (which was logged as it happened), once the
+   * writer has emptied the queue (drops happen only while it is full, so while it writes).
+   */
   private reportDrops(): void {
     const more = this.droppedInBurst - 1;
     this.droppedInBurst = 0;
