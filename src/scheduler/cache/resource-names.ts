@@ -1,7 +1,7 @@
 // Which resource names the scheduler counts how (pkg/scheduler/util and core/v1/helper): cpu,
 // memory, ephemeral-storage and pods have fields of their own; everything else the scheduler
 // tracks is a "scalar" resource (extended resources, hugepages, kubernetes.io/ prefixed ones).
-import { isQualifiedName } from '../../api/selectors/index.js';
+import { isExtendedResourceName } from '../../api/resource-names.js';
 
 export const RESOURCE_CPU = 'cpu';
 export const RESOURCE_MEMORY = 'memory';
@@ -9,17 +9,6 @@ export const RESOURCE_EPHEMERAL_STORAGE = 'ephemeral-storage';
 export const RESOURCE_PODS = 'pods';
 
 const DEFAULT_NAMESPACE_PREFIX = 'kubernetes.io/';
-const REQUESTS_PREFIX = 'requests.';
-
-function isNativeResource(name: string): boolean {
-  return !name.includes('/') || name.includes(DEFAULT_NAMESPACE_PREFIX);
-}
-
-/** v1helper.IsExtendedResourceName: a qualified name outside kubernetes.io. */
-export function isExtendedResource(name: string): boolean {
-  if (isNativeResource(name) || name.startsWith(REQUESTS_PREFIX)) return false;
-  return isQualifiedName(`${REQUESTS_PREFIX}${name}`).length === 0;
-}
 
 const scalarVerdicts = new Map<string, boolean>();
 
@@ -28,7 +17,7 @@ export function isScalarResource(name: string): boolean {
   let verdict = scalarVerdicts.get(name);
   if (verdict === undefined) {
     verdict =
-      isExtendedResource(name) ||
+      isExtendedResourceName(name) ||
       name.startsWith('hugepages-') ||
       (name.includes('/') && name.includes(DEFAULT_NAMESPACE_PREFIX)) ||
       name.startsWith('attachable-volumes-');

@@ -2,11 +2,12 @@
 // ephemeral-storage, extended resources and one more pod — counting init containers' maximum and
 // the pod overhead (Filter). Score: LeastAllocated, the more left free the better, by default over
 // cpu and memory with equal weights.
+
+import { isExtendedResourceName } from '../../api/resource-names.js';
 import type { Node, Pod } from '../../api/types/core-v1.generated.js';
 import { NodeInfo } from '../cache/node-info.js';
 import { PodInfo } from '../cache/pod-info.js';
 import type { Resource } from '../cache/resource.js';
-import { isExtendedResource } from '../cache/resource-names.js';
 import { type CycleState, ImmutableState } from '../framework/cycle-state.js';
 import { ActionType } from '../framework/events.js';
 import { MAX_NODE_SCORE } from '../framework/framework.js';
@@ -114,7 +115,7 @@ export function insufficientResources(
   if (scalars !== null) {
     for (const [name, quantity] of scalars) {
       if (quantity === 0) continue;
-      if (isExtendedResource(name)) {
+      if (isExtendedResourceName(name)) {
         const group = name.split('/')[0] ?? '';
         if (ignoredResources.has(name) || ignoredGroups.has(group)) continue;
       }

@@ -2,6 +2,7 @@
 
 import type { KubeObject } from '../../../api/object.js';
 import { Quantity } from '../../../api/quantity.js';
+import { isExtendedResourceName } from '../../../api/resource-names.js';
 import type { QuotaEvaluator } from './evaluator.js';
 import { containerResources, objectField, podContainers, podLimits, podRequests } from './pod-resources.js';
 import { isTerminating, podMatchesScope } from './pod-scopes.js';
@@ -35,12 +36,6 @@ const MUST_SPECIFY = new Set([
   'limits.cpu',
   'limits.memory',
 ]);
-
-/** Outside the kubernetes.io domain: vendor resources such as `example.com/gpu`. */
-function isExtendedResourceName(name: string): boolean {
-  const native = !name.includes('/') || name.includes('kubernetes.io/');
-  return !native && !name.startsWith('requests.');
-}
 
 function isExtendedQuotaName(name: string): boolean {
   return name.startsWith('requests.') && isExtendedResourceName(name.slice('requests.'.length));

@@ -1,6 +1,7 @@
 // Resource names and quantities (pkg/apis/core/helper and the resource checks of core validation):
 // which names are standard, which must be integers, and requests-vs-limits rules.
 import { Quantity } from '../../../api/quantity.js';
+import { isExtendedResourceName, isNativeResource } from '../../../api/resource-names.js';
 import {
   childPath,
   type FieldError,
@@ -15,8 +16,6 @@ import { fieldDuplicate, fieldNotFound, IS_NEGATIVE } from './object-meta.js';
 
 const HUGE_PAGES_PREFIX = 'hugepages-';
 const REQUESTS_HUGE_PAGES_PREFIX = 'requests.hugepages-';
-const DEFAULT_NAMESPACE_PREFIX = 'kubernetes.io/';
-const REQUESTS_PREFIX = 'requests.';
 
 export function isHugePageResourceName(name: string): boolean {
   return name.startsWith(HUGE_PAGES_PREFIX);
@@ -24,16 +23,6 @@ export function isHugePageResourceName(name: string): boolean {
 
 function isQuotaHugePageResourceName(name: string): boolean {
   return name.startsWith(HUGE_PAGES_PREFIX) || name.startsWith(REQUESTS_HUGE_PAGES_PREFIX);
-}
-
-/** Unprefixed names and names in *kubernetes.io/ are Kubernetes' own. */
-export function isNativeResource(name: string): boolean {
-  return !name.includes('/') || name.includes(DEFAULT_NAMESPACE_PREFIX);
-}
-
-export function isExtendedResourceName(name: string): boolean {
-  if (isNativeResource(name) || name.startsWith(REQUESTS_PREFIX)) return false;
-  return isQualifiedName(`${REQUESTS_PREFIX}${name}`).length === 0;
 }
 
 export function isOvercommitAllowed(name: string): boolean {
