@@ -1,7 +1,8 @@
 // Registers this node and keeps its status current, as the kubelet's node status manager does:
 // a status check every 10 s, written only when something changed or 5 min have passed (the
 // Lease is the heartbeat; see lease.ts).
-import type { Node, NodeCondition } from '../../api/types/core-v1.generated.js';
+import { isExtendedResourceName } from '../../api/resource-names.js';
+import type { Node, NodeCondition, NodeStatus } from '../../api/types/core-v1.generated.js';
 import { NODES } from '../../client/resources.js';
 import { isAlreadyExists } from '../../client/rest/index.js';
 import type { Client } from '../../client/types.js';
@@ -40,7 +41,7 @@ export class NodeStatusManager {
     node.status!.conditions = nodeConditions(await this.sources.health(), undefined, this.now());
     try {
       const created = await nodes.create(node);
-      this.remember(node.status!.conditions, facts);
+      this.remember(node.status!.conditions, reportText(facts, node.status));
       return created;
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
@@ -73,7 +74,8 @@ export class NodeStatusManager {
     const current = await nodes.get('', this.identity.name);
     const facts = await this.sources.facts();
     const conditions = nodeConditions(await this.sources.health(), current.status?.conditions, this.now());
-    const factsText = JSON.stringify(facts);
+    const allocatable = reportedAllocatable(facts.resources.allocatable, current.status);
+    const factsText = reportText(facts, current.status);
     const due = this.now().getTime() - this.lastReport >= NODE_STATUS_REPORT_FREQUENCY_MS;
     if (!force && !due && factsText === this.lastFacts && sameConditions(conditions, this.lastConditions)) {
       return current;
@@ -85,24 +87,67 @@ export class NodeStatusManager {
       {
         status: {
           capacity: facts.resources.capacity,
-          allocatable: facts.resources.allocatable,
+          allocatable,
           nodeInfo: facts.systemInfo,
           conditions,
         },
       },
       { subresource: 'status' },
     );
-    this.remember(conditions, facts);
+    // Against the written status, so a removal just made does not read as a change next time.
+    this.remember(conditions, reportText(facts, updated.status));
     return updated;
   }
 
-  private remember(conditions: NodeCondition[], facts: NodeFacts): void {
+  private remember(conditions: NodeCondition[], factsText: string): void {
     this.lastConditions = conditions;
-    this.lastFacts = JSON.stringify(facts);
+    this.lastFacts = factsText;
     this.lastReport = this.now().getTime();
   }
 
   private now(): Date {
     return this.sources.now?.() ?? new Date();
   }
+}
+
+/** What a status write would say about resources and node info, to tell whether it changed. */
+function reportText(facts: NodeFacts, status: NodeStatus | undefined): string {
+  return JSON.stringify({ facts, allocatable: reportedAllocatable(facts.resources.allocatable, status) });
+}
+
+/**
+ * The allocatable patch the kubelet's MachineInfo setter makes: its own resources, every other
+ * capacity entry (an extended resource a user or device plugin added, as the docs' "advertise
+ * extended resources" PATCH does) copied across with nothing reserved, and extended resources
+ * gone from capacity removed (null deletes a map entry in a strategic merge patch).
+ */
+export function reportedAllocatable(
+  own: Readonly<Record<string, string>>,
+  status: NodeStatus | undefined,
+): Record<string, string | null> {
+  const allocatable: Record<string, string | null> = { ...own };
+  const capacity = status?.capacity ?? {};
+  for (const [name, quantity] of Object.entries(capacity)) {
+    if (!(name in own)) allocatable[name] = quantity;
+  }
+  for (const name of Object.keys(status?.allocatable ?? {})) {
+    if (!(name in capacity) && !(name in own) && isExtendedResourceName(name)) allocatable[name] = null;
+  }
+  return allocatable;
+}
+
+/**
+ * Whether the Node's allocatable lags what `reportedAllocatable` would write for the entries the
+ * kubelet does not own: someone changed capacity since the last status write.
+ */
+export function allocatableLags(
+  own: Readonly<Record<string, string>>,
+  status: NodeStatus | undefined,
+): boolean {
+  const current = status?.allocatable ?? {};
+  for (const [name, quantity] of Object.entries(reportedAllocatable(own, status))) {
+    if (name in own) continue;
+    if (quantity === null ? name in current : current[name] !== quantity) return true;
+  }
+  return false;
 }

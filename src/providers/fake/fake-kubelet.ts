@@ -3,7 +3,8 @@
 // and "runs" the pods bound to it: they turn Running with an address from the node's pod CIDR,
 // and a pod being deleted is deleted at once (its fake containers stop the moment they are told).
 import { NodeLease } from '../../agent/node/lease.js';
-import { NodeStatusManager } from '../../agent/node/node-status.js';
+import type { NodeFacts } from '../../agent/node/node-object.js';
+import { allocatableLags, NodeStatusManager } from '../../agent/node/node-status.js';
 import type { Node, Pod } from '../../api/types/core-v1.generated.js';
 import type { SyncResult } from '../../client/controller.js';
 import { PODS } from '../../client/resources.js';
@@ -39,6 +40,11 @@ export interface FakeKubeletOptions {
   readonly bootID: string;
   /** Told when the node got its pod CIDR: it should report Ready, and its waiting pods can run. */
   readonly onNetworkReady: (kubelet: FakeKubelet) => void;
+  /**
+   * Told when someone changed the Node's capacity (an extended resource advertised or removed):
+   * its status should be reported, as a kubelet's next 10-second status check would.
+   */
+  readonly onCapacityChanged: (kubelet: FakeKubelet) => void;
 }
 
 export class FakeKubelet {
@@ -56,8 +62,7 @@ export class FakeKubelet {
       options.client,
       { name: options.name, internalIP: options.internalIP, labels: options.labels, taints: [] },
       {
-        facts: async () =>
-          fakeNodeFacts(options.name, options.capacity, options.bootID, this.addresses?.capacity),
+        facts: async () => this.facts(),
         health: async () => ({
           notReadyReasons: this.addresses ? [] : [NETWORK_NOT_READY],
           memoryPressure: false,
@@ -67,6 +72,15 @@ export class FakeKubelet {
       },
     );
     this.lease = new NodeLease(options.client, () => this.node, options.name);
+  }
+
+  private facts(): NodeFacts {
+    return fakeNodeFacts(
+      this.options.name,
+      this.options.capacity,
+      this.options.bootID,
+      this.addresses?.capacity,
+    );
   }
 
   /** Creates the Node (or adopts the one a previous run registered) and its Lease. */
@@ -157,6 +171,8 @@ export class FakeKubelet {
 
   private remember(node: Node): void {
     this.node = node;
+    if (allocatableLags(this.facts().resources.allocatable, node.status))
+      this.options.onCapacityChanged(this);
     const cidr = node.spec?.podCIDR;
     if (!cidr || this.addresses?.podCidr === cidr) return;
     this.addresses = new PodAddresses(cidr);

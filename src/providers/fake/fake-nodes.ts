@@ -93,6 +93,7 @@ export class FakeNodes {
   /** Nodes whose kubelet was stopped (`stopNode`): no lease, no status, no pod updates. */
   private readonly stopped = new Set<string>();
   private readonly stoppedByAnnotation = new Set<string>();
+  private readonly reporting = new Set<string>();
   private allReady: (() => void) | undefined;
   private running: Promise<void> | undefined;
 
@@ -170,6 +171,7 @@ export class FakeNodes {
           client,
           bootID: randomUUID(),
           onNetworkReady: (kubelet) => this.onNetworkReady(kubelet),
+          onCapacityChanged: (kubelet) => this.reportSoon(kubelet),
         }),
       );
     }
@@ -265,6 +267,15 @@ export class FakeNodes {
       this.run(`${kubelet.name}: status report`, () => kubelet.reportStatus(), true);
     this.networkReady.add(kubelet.name);
     this.checkAllReady();
+  }
+
+  /** One status report at a time per node for changes others made: the report itself is an update. */
+  private reportSoon(kubelet: FakeKubelet): void {
+    if (this.stopped.has(kubelet.name) || this.reporting.has(kubelet.name)) return;
+    this.reporting.add(kubelet.name);
+    this.run(`${kubelet.name}: status report`, () => kubelet.reportStatus(), false).finally(() =>
+      this.reporting.delete(kubelet.name),
+    );
   }
 
   private checkAllReady(): void {

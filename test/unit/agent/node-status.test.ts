@@ -7,6 +7,7 @@ import { readNodeResources } from '../../../src/agent/node/capacity.js';
 import { nodeConditions, sameConditions } from '../../../src/agent/node/conditions.js';
 import { microTime } from '../../../src/agent/node/lease.js';
 import { goArch, initialNode, systemInfo } from '../../../src/agent/node/node-object.js';
+import { allocatableLags, reportedAllocatable } from '../../../src/agent/node/node-status.js';
 import { tempDir } from '../../support/temp.js';
 
 function fixture(files: Record<string, string>): string {
@@ -138,5 +139,51 @@ describe('the registered Node', () => {
 
   it('writes MicroTime with microseconds', () => {
     expect(microTime(new Date('2026-01-02T03:04:05.678Z'))).toBe('2026-01-02T03:04:05.678000Z');
+  });
+});
+
+describe('node allocatable', () => {
+  const own = { cpu: '8', memory: '32Gi', pods: '110' };
+
+  it('copies capacity entries the kubelet does not own, such as a patched extended resource', () => {
+    const status = {
+      capacity: { ...own, 'example.com/gpu': '4', 'hugepages-2Mi': '0' },
+      allocatable: { ...own },
+    };
+    expect(reportedAllocatable(own, status)).toEqual({
+      ...own,
+      'example.com/gpu': '4',
+      'hugepages-2Mi': '0',
+    });
+  });
+
+  it('removes extended resources gone from capacity, and only those', () => {
+    const status = {
+      capacity: { ...own },
+      allocatable: { ...own, 'example.com/gpu': '4', 'example.com/fpga': '1', 'kubernetes.io/custom': '1' },
+    };
+    expect(reportedAllocatable(own, status)).toEqual({
+      ...own,
+      'example.com/gpu': null,
+      'example.com/fpga': null,
+    });
+  });
+
+  it('keeps its own figures over what the node says (a user cannot raise cpu this way)', () => {
+    const status = { capacity: { ...own, cpu: '64' }, allocatable: { ...own, cpu: '64' } };
+    expect(reportedAllocatable(own, status)).toEqual(own);
+    expect(reportedAllocatable(own, undefined)).toEqual(own);
+  });
+
+  it('lags when capacity gained or lost an entry the kubelet does not own, not over its own figures', () => {
+    const gpu = { 'example.com/gpu': '2' };
+    expect(allocatableLags(own, { capacity: { ...own, ...gpu }, allocatable: { ...own } })).toBe(true);
+    expect(allocatableLags(own, { capacity: { ...own, ...gpu }, allocatable: { ...own, ...gpu } })).toBe(
+      false,
+    );
+    expect(allocatableLags(own, { capacity: { ...own }, allocatable: { ...own, ...gpu } })).toBe(true);
+    // A pods figure the CIDR caps later, say, is the kubelet's own business, not a lag.
+    expect(allocatableLags(own, { capacity: { ...own }, allocatable: { ...own, pods: '14' } })).toBe(false);
+    expect(allocatableLags(own, undefined)).toBe(false);
   });
 });
