@@ -163,4 +163,38 @@ describe('priority and preemption', () => {
     expect(polite.spec?.preemptionPolicy).toBe('Never');
     expect(polite.status?.nominatedNodeName).toBeUndefined();
   });
+
+  it('schedules the higher-priority pod first when room frees up, though it came later', async () => {
+    // The earlier tests' pods would compete for the room.
+    await ok(cluster, ['delete', 'namespace', 'preempt', 'guarded', 'never', '--wait=true']);
+    await ok(cluster, ['create', 'namespace', 'order']);
+    await ok(cluster, ['cordon', ...FAKE_NODES]);
+    try {
+      await create(cluster, 'order', sixCpus('early-low', 'low'));
+      await create(cluster, 'order', sixCpus('late-high', 'high-never'));
+      const message =
+        '0/3 nodes are available: 3 node(s) were unschedulable. ' +
+        'preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.';
+      await expectUnschedulable(cluster, 'order', 'early-low', message);
+      await expectUnschedulable(
+        cluster,
+        'order',
+        'late-high',
+        '0/3 nodes are available: 3 node(s) were unschedulable. preemption: not eligible due to preemptionPolicy=Never.',
+      );
+      // Past both pods' first backoff (1 s), so the node update moves both to the active queue at once.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // Room for one of them: the active queue pops by priority, not by arrival.
+      await ok(cluster, ['uncordon', 'fake-node-1']);
+      expect(await boundNode(cluster, 'order', 'late-high')).toBe('fake-node-1');
+      const lowMessage =
+        '0/3 nodes are available: 1 Insufficient cpu, 2 node(s) were unschedulable. ' +
+        'preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, ' +
+        '2 Preemption is not helpful for scheduling.';
+      await expectUnschedulable(cluster, 'order', 'early-low', lowMessage);
+    } finally {
+      await ok(cluster, ['uncordon', ...FAKE_NODES]);
+    }
+    expect(['fake-node-0', 'fake-node-2']).toContain(await boundNode(cluster, 'order', 'early-low'));
+  });
 });
