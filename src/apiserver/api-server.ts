@@ -18,6 +18,7 @@ import { nodeRestrictionAdmission } from './admission/plugins/node-restriction.j
 import { podSecurityAdmission } from './admission/plugins/pod-security.js';
 import { priorityAdmission } from './admission/plugins/priority.js';
 import { QuotaNamespaces, resourceQuotaAdmission } from './admission/plugins/resource-quota.js';
+import { runtimeClassAdmission } from './admission/plugins/runtime-class.js';
 import { serviceAccountAdmission } from './admission/plugins/service-account.js';
 import { taintNodesByConditionAdmission } from './admission/plugins/taint-nodes-by-condition.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -153,6 +154,7 @@ export class ApiServer {
       priorityAdmission(priorityClasses),
       defaultTolerationSecondsAdmission,
       defaultStorageClassAdmission(this.resourceStore('storage.k8s.io', 'v1', 'storageclasses')!),
+      runtimeClassAdmission(this.resourceStore('node.k8s.io', 'v1', 'runtimeclasses')!),
       limitRangerAdmission(limitRanges),
       podSecurityAdmission(namespaceObjects, core('pods')),
       certificateApprovalAdmission(this.authorizer),

@@ -1,5 +1,6 @@
 // The admission chain with real kubectl: ServiceAccount (default account, projected token
-// volume), Priority, DefaultTolerationSeconds, PodSecurity, and what every namespace gets.
+// volume), Priority, DefaultTolerationSeconds, RuntimeClass, PodSecurity, and what every
+// namespace gets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 
@@ -111,6 +112,84 @@ describe('admission', () => {
     expect(noAccount.stderr).toBe(
       'Error from server (Forbidden): pods "y" is forbidden: error looking up service account apps/ghost: serviceaccount "ghost" not found',
     );
+  });
+
+  it('gives pods their RuntimeClass overhead and scheduling, and refuses overhead set by hand', async () => {
+    await ok(['create', 'namespace', 'runtimes']);
+    const runtimeClass = {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: 'sandboxed' },
+      handler: 'runsc',
+      overhead: { podFixed: { cpu: '250m', memory: '120Mi' } },
+      scheduling: {
+        nodeSelector: { sandbox: 'true' },
+        tolerations: [
+          { key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' },
+          // Tolerates longer than the default not-ready toleration (300 s) the pod got first, so
+          // it replaces that one.
+          {
+            key: 'node.kubernetes.io/not-ready',
+            operator: 'Exists',
+            effect: 'NoExecute',
+            tolerationSeconds: 600,
+          },
+        ],
+      },
+    };
+    await ok(['create', '-f', '-'], JSON.stringify(runtimeClass));
+    const run = (name: string, spec: object) =>
+      cluster.kubectl([
+        'run',
+        name,
+        '-n',
+        'runtimes',
+        '--image=nginx',
+        `--overrides=${JSON.stringify({ spec })}`,
+      ]);
+    expect(
+      (await run('sandboxed', { runtimeClassName: 'sandboxed', nodeSelector: { disk: 'ssd' } })).exitCode,
+    ).toBe(0);
+    const pod = JSON.parse(await ok(['get', 'pod', 'sandboxed', '-n', 'runtimes', '-o', 'json'])) as {
+      spec: { overhead: object; nodeSelector: object; tolerations: object[] };
+    };
+    expect(pod.spec.overhead).toEqual({ cpu: '250m', memory: '120Mi' });
+    expect(pod.spec.nodeSelector).toEqual({ disk: 'ssd', sandbox: 'true' });
+    expect(pod.spec.tolerations).toEqual([
+      { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+      { key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' },
+      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 600 },
+    ]);
+    // The same overhead, written differently, is the class's own.
+    const same = await run('same', {
+      runtimeClassName: 'sandboxed',
+      overhead: { cpu: '0.25', memory: '120Mi' },
+    });
+    expect(same.stderr).toBe('');
+
+    const refusals: [string, object, string][] = [
+      ['ghost', { runtimeClassName: 'ghost' }, 'pod rejected: RuntimeClass "ghost" not found'],
+      [
+        'by-hand',
+        { overhead: { cpu: '1' } },
+        'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+      ],
+      [
+        'other',
+        { runtimeClassName: 'sandboxed', overhead: { cpu: '1' } },
+        "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead",
+      ],
+      [
+        'clash',
+        { runtimeClassName: 'sandboxed', nodeSelector: { sandbox: 'false' } },
+        'conflict: runtimeClass.scheduling.nodeSelector[sandbox] = true; pod.spec.nodeSelector[sandbox] = false',
+      ],
+    ];
+    for (const [name, spec, why] of refusals) {
+      expect((await run(name, spec)).stderr).toBe(
+        `Error from server (Forbidden): pods "${name}" is forbidden: ${why}`,
+      );
+    }
   });
 
   it('enforces and warns with PodSecurity namespace labels', async () => {

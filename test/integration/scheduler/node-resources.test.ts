@@ -2,7 +2,7 @@
 // `tkube up --nodes 0 --fake-nodes 3` (8 cpu, 32Gi and 110 pods per node): the default scores
 // (LeastAllocated, BalancedAllocation, ImageLocality), cordoned nodes, spec.nodeName, host ports,
 // init-container requests, an extended resource advertised the way the Kubernetes docs show, and
-// the `pods` capacity. The scoring tests run first, on nodes that hold none of this file's pods.
+// the `pods` capacity, and a RuntimeClass's pod overhead. The scoring tests run first, on nodes that hold none of this file's pods.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod } from '../../../src/api/types/core-v1.generated.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
@@ -183,6 +183,32 @@ describe('pod requirements', () => {
       'preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.';
     await expectUnschedulable(cluster, 'init', 'too-big', message);
     await emptyNamespace('init');
+  });
+
+  it("adds a RuntimeClass's pod overhead to what a pod needs", async () => {
+    await ok(cluster, ['create', 'namespace', 'overhead']);
+    const runtimeClass = {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: 'vm' },
+      handler: 'kata',
+      overhead: { podFixed: { cpu: '2' } },
+    };
+    await ok(cluster, ['create', '-f', '-'], JSON.stringify(runtimeClass));
+    // 7 cpu fit an 8-cpu node; 7 + 2 of overhead do not.
+    await create(
+      cluster,
+      'overhead',
+      pod('plain', { requests: { cpu: '7' } }),
+      pod('in-vm', { requests: { cpu: '7' }, spec: { runtimeClassName: 'vm' } }),
+    );
+    expect(FAKE_NODES).toContain(await boundNode(cluster, 'overhead', 'plain'));
+    expect((await getPod(cluster, 'overhead', 'in-vm')).spec?.overhead).toEqual({ cpu: '2' });
+    const message =
+      '0/3 nodes are available: 3 Insufficient cpu. ' +
+      'preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.';
+    await expectUnschedulable(cluster, 'overhead', 'in-vm', message);
+    await emptyNamespace('overhead');
   });
 
   it('places pods by an extended resource a node advertises, and stops when it is taken away', async () => {
