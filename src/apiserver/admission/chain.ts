@@ -22,7 +22,8 @@ export interface AdmissionAttributes {
 
 /**
  * One admission plugin. Mutating plugins run first, in order, then validating ones; either
- * rejects a request by throwing a StatusError. Webhooks and ValidatingAdmissionPolicy slot in
+ * rejects a request by throwing a StatusError (or returning a promise that rejects with one). A
+ * plugin that does not handle a request should return without a promise. Webhooks and ValidatingAdmissionPolicy slot in
  * as more plugins at the end of each phase.
  */
 export interface AdmissionPlugin {
@@ -34,11 +35,19 @@ export interface AdmissionPlugin {
 export class AdmissionChain {
   constructor(private readonly plugins: readonly AdmissionPlugin[]) {}
 
+  // A plugin with nothing to do for a request answers synchronously: awaiting only promises saves
+  // each request a promise and a microtask turn per plugin.
   async admit(attributes: AdmissionAttributes): Promise<void> {
-    for (const plugin of this.plugins) await plugin.admit?.(attributes);
+    for (const plugin of this.plugins) {
+      const pending = plugin.admit?.(attributes);
+      if (pending) await pending;
+    }
   }
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
-    for (const plugin of this.plugins) await plugin.validate?.(attributes);
+    for (const plugin of this.plugins) {
+      const pending = plugin.validate?.(attributes);
+      if (pending) await pending;
+    }
   }
 }

@@ -26,20 +26,22 @@ export function limitRangerAdmission(limitRanges: ObjectLister): AdmissionPlugin
       (a.resource.resource === 'persistentvolumeclaims' && a.operation !== 'DELETE'));
   return {
     name: 'LimitRanger',
-    async admit(attributes) {
+    admit(attributes) {
       if (!applies(attributes) || attributes.resource.resource !== 'pods') return;
-      const ranges = await rangesIn(limitRanges, attributes.namespace);
-      if (ranges.length > 0) applyLimitRangeDefaults(attributes.object as never, ranges);
+      return rangesIn(limitRanges, attributes.namespace).then((ranges) => {
+        if (ranges.length > 0) applyLimitRangeDefaults(attributes.object as never, ranges);
+      });
     },
-    async validate(attributes) {
+    validate(attributes) {
       if (!applies(attributes)) return;
-      const ranges = await rangesIn(limitRanges, attributes.namespace);
-      if (ranges.length === 0) return;
-      const kind = attributes.resource.resource === 'pods' ? 'Pod' : 'PersistentVolumeClaim';
-      const problem = validateAgainstLimitRanges(kind, attributes.object as KubeObject as never, ranges);
-      if (problem !== undefined) {
-        throw forbidden(attributes.resource, displayName(attributes.object), problem);
-      }
+      return rangesIn(limitRanges, attributes.namespace).then((ranges) => {
+        if (ranges.length === 0) return;
+        const kind = attributes.resource.resource === 'pods' ? 'Pod' : 'PersistentVolumeClaim';
+        const problem = validateAgainstLimitRanges(kind, attributes.object as KubeObject as never, ranges);
+        if (problem !== undefined) {
+          throw forbidden(attributes.resource, displayName(attributes.object), problem);
+        }
+      });
     },
   };
 }

@@ -56,13 +56,13 @@ export function nodeRestrictionAdmission(lookups: NodeRestrictionLookups): Admis
   };
   return {
     name: 'NodeRestriction',
-    async admit(a) {
+    admit(a) {
       const node = nodeNameOf(a.user);
       if (node === undefined) return;
       if (node === '') {
         throw rejection(a, `could not determine node from user ${goQuote(a.user!.name)}`);
       }
-      await checks[`${a.resource.group}/${a.resource.resource}`]?.(node, a);
+      return checks[`${a.resource.group}/${a.resource.resource}`]?.(node, a);
     },
   };
 }

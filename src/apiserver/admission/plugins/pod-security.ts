@@ -16,38 +16,46 @@ import { displayName } from './lookup.js';
 export function podSecurityAdmission(namespaces: ObjectLister, pods: ResourceStore): AdmissionPlugin {
   return {
     name: 'PodSecurity',
-    async validate(attributes: AdmissionAttributes) {
+    validate(attributes: AdmissionAttributes) {
       if (attributes.operation === 'DELETE') return;
       const kind = attributes.resource.kind;
-      if (kind === 'Namespace' && attributes.resource.group === '') {
-        await validateNamespace(attributes, pods);
-        return;
-      }
+      if (kind === 'Namespace' && attributes.resource.group === '')
+        return validateNamespace(attributes, pods);
       if (attributes.namespace === '') return;
       if (attributes.subresource && kind !== 'Pod') return;
       // Only pods and pod templates are checked: skip the namespace read for everything else.
       if (kind !== 'Pod' && !POD_TEMPLATE_KINDS.has(kind)) return;
-      const namespace = await namespaces.find('', attributes.namespace);
-      const decision = podSecurityDecision({
-        namespaceLabels: namespace?.metadata?.labels ?? {},
-        kind,
-        object: attributes.object as never,
-        oldObject: attributes.oldObject as never,
-        operation: attributes.operation,
-        subresource: attributes.subresource,
-        namespace: attributes.namespace,
-        username: attributes.user?.name,
-      });
-      if (decision.deny !== undefined) {
-        throw forbidden(
-          { group: attributes.resource.group, resource: attributes.resource.resource },
-          displayName(attributes.object),
-          decision.deny,
-        );
-      }
-      attributes.warnings.push(...decision.warnings);
+      return validatePodLike(attributes, attributes.operation, namespaces);
     },
   };
+}
+
+/** A pod or pod template (not a delete) against its namespace's levels. */
+async function validatePodLike(
+  attributes: AdmissionAttributes,
+  operation: 'CREATE' | 'UPDATE',
+  namespaces: ObjectLister,
+): Promise<void> {
+  const kind = attributes.resource.kind;
+  const namespace = await namespaces.find('', attributes.namespace);
+  const decision = podSecurityDecision({
+    namespaceLabels: namespace?.metadata?.labels ?? {},
+    kind,
+    object: attributes.object as never,
+    oldObject: attributes.oldObject as never,
+    operation,
+    subresource: attributes.subresource,
+    namespace: attributes.namespace,
+    username: attributes.user?.name,
+  });
+  if (decision.deny !== undefined) {
+    throw forbidden(
+      { group: attributes.resource.group, resource: attributes.resource.resource },
+      displayName(attributes.object),
+      decision.deny,
+    );
+  }
+  attributes.warnings.push(...decision.warnings);
 }
 
 async function validateNamespace(attributes: AdmissionAttributes, pods: ResourceStore): Promise<void> {

@@ -43,60 +43,62 @@ export const SYSTEM_PRIORITY_CLASSES: readonly KubeObject[] = [
 export function priorityAdmission(priorityClasses: ObjectLister): AdmissionPlugin {
   return {
     name: 'Priority',
-    async admit(attributes: AdmissionAttributes) {
+    admit(attributes: AdmissionAttributes) {
       if (
         attributes.operation !== 'CREATE' ||
         attributes.resource.resource !== 'pods' ||
         attributes.subresource
       )
         return;
-      const pod = attributes.object;
-      const spec = (pod.spec ?? {}) as PodSpec;
-      let priority = 0;
-      let preemptionPolicy: string | undefined;
-      if (spec.priorityClassName) {
-        const found = (await priorityClasses.find('', spec.priorityClassName)) as PriorityClass | undefined;
-        if (!found) {
-          throw forbidden(
-            { group: '', resource: 'pods' },
-            displayName(pod),
-            `no PriorityClass with name ${spec.priorityClassName} was found`,
-          );
-        }
-        priority = found.value ?? 0;
-        preemptionPolicy = found.preemptionPolicy;
-      } else {
-        const { items } = await priorityClasses.list('');
-        const defaults = items
-          .map((text) => JSON.parse(text) as PriorityClass)
-          .filter((c) => c.globalDefault);
-        // Several global defaults: the lowest value wins, as Kubernetes picks.
-        const chosen = defaults.sort((a, b) => (a.value ?? 0) - (b.value ?? 0))[0];
-        if (chosen) {
-          spec.priorityClassName = chosen.metadata?.name;
-          priority = chosen.value ?? 0;
-          preemptionPolicy = chosen.preemptionPolicy;
-        }
-      }
-      if (spec.priority !== undefined && spec.priority !== priority) {
-        throw forbidden(
-          { group: '', resource: 'pods' },
-          displayName(pod),
-          `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
-        );
-      }
-      spec.priority = priority;
-      // Without a class (and no global default) the computed policy is PreemptLowerPriority.
-      const computed = preemptionPolicy ?? 'PreemptLowerPriority';
-      if (spec.preemptionPolicy !== undefined && spec.preemptionPolicy !== computed) {
-        throw forbidden(
-          { group: '', resource: 'pods' },
-          displayName(pod),
-          `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${computed} from the given PriorityClass name`,
-        );
-      }
-      spec.preemptionPolicy = computed;
-      pod.spec = spec as KubeObject['spec'];
+      return admitPodPriority(attributes);
     },
   };
+
+  async function admitPodPriority(attributes: AdmissionAttributes): Promise<void> {
+    const pod = attributes.object;
+    const spec = (pod.spec ?? {}) as PodSpec;
+    let priority = 0;
+    let preemptionPolicy: string | undefined;
+    if (spec.priorityClassName) {
+      const found = (await priorityClasses.find('', spec.priorityClassName)) as PriorityClass | undefined;
+      if (!found) {
+        throw forbidden(
+          { group: '', resource: 'pods' },
+          displayName(pod),
+          `no PriorityClass with name ${spec.priorityClassName} was found`,
+        );
+      }
+      priority = found.value ?? 0;
+      preemptionPolicy = found.preemptionPolicy;
+    } else {
+      const { items } = await priorityClasses.list('');
+      const defaults = items.map((text) => JSON.parse(text) as PriorityClass).filter((c) => c.globalDefault);
+      // Several global defaults: the lowest value wins, as Kubernetes picks.
+      const chosen = defaults.sort((a, b) => (a.value ?? 0) - (b.value ?? 0))[0];
+      if (chosen) {
+        spec.priorityClassName = chosen.metadata?.name;
+        priority = chosen.value ?? 0;
+        preemptionPolicy = chosen.preemptionPolicy;
+      }
+    }
+    if (spec.priority !== undefined && spec.priority !== priority) {
+      throw forbidden(
+        { group: '', resource: 'pods' },
+        displayName(pod),
+        `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
+      );
+    }
+    spec.priority = priority;
+    // Without a class (and no global default) the computed policy is PreemptLowerPriority.
+    const computed = preemptionPolicy ?? 'PreemptLowerPriority';
+    if (spec.preemptionPolicy !== undefined && spec.preemptionPolicy !== computed) {
+      throw forbidden(
+        { group: '', resource: 'pods' },
+        displayName(pod),
+        `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${computed} from the given PriorityClass name`,
+      );
+    }
+    spec.preemptionPolicy = computed;
+    pod.spec = spec as KubeObject['spec'];
+  }
 }

@@ -43,14 +43,14 @@ export function resourceQuotaAdmission(quotas: ResourceStore, withQuotas: QuotaN
   };
   return {
     name: 'ResourceQuota',
-    async validate(attributes: AdmissionAttributes) {
+    validate(attributes: AdmissionAttributes) {
       if (attributes.namespace === '' || attributes.operation === 'DELETE') return;
       if (attributes.resource.resource === 'resourcequotas') {
         withQuotas.add(attributes.namespace);
         return;
       }
       if (!withQuotas.has(attributes.namespace)) return;
-      await inTurn(attributes.namespace, () => admit(quotas, attributes));
+      return inTurn(attributes.namespace, () => admit(quotas, attributes));
     },
   };
 }

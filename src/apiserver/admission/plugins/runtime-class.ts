@@ -27,70 +27,82 @@ const MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defi
 const WITHOUT_CLASS = 'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead';
 
 export function runtimeClassAdmission(runtimeClasses: ObjectLister): AdmissionPlugin {
-  /** The pod's spec and its RuntimeClass, for pod creates; refuses a class that does not exist. */
-  const prepare = async (
-    attributes: AdmissionAttributes,
-  ): Promise<{ spec: PodSpec; runtimeClass: RuntimeClass | undefined } | undefined> => {
-    if (
-      attributes.operation !== 'CREATE' ||
-      attributes.resource.resource !== 'pods' ||
-      attributes.subresource
-    )
-      return undefined;
-    if (attributes.resource.group !== '') return undefined;
-    const spec = (attributes.object.spec ?? {}) as PodSpec;
-    const name = spec.runtimeClassName;
-    if (name === undefined || name === null) return { spec, runtimeClass: undefined };
+  /** The pod's RuntimeClass, if it names one; refuses a class that does not exist. */
+  const classOf = async (attributes: AdmissionAttributes): Promise<RuntimeClass | undefined> => {
+    const name = (attributes.object.spec as PodSpec | undefined)?.runtimeClassName;
+    if (name === undefined || name === null) return undefined;
     const runtimeClass = (await runtimeClasses.find('', name)) as RuntimeClass | undefined;
     if (!runtimeClass) {
       throw forbidden(PODS, displayName(attributes.object), `pod rejected: RuntimeClass "${name}" not found`);
     }
-    return { spec, runtimeClass };
+    return runtimeClass;
   };
+  // Both phases answer synchronously for pods that name no class and set no overhead.
   return {
     name: 'RuntimeClass',
-    async admit(attributes) {
-      const prepared = await prepare(attributes);
-      if (!prepared?.runtimeClass) return;
-      const { spec, runtimeClass } = prepared;
-      const fixed = runtimeClass.overhead?.podFixed;
-      if (runtimeClass.overhead) {
-        if (hasEntries(spec.overhead) && !sameResources(fixed, spec.overhead)) {
+    admit(attributes) {
+      if (!isPodCreate(attributes) || !specOf(attributes).runtimeClassName) return;
+      return classOf(attributes).then((runtimeClass) => applyRuntimeClass(attributes, runtimeClass!));
+    },
+    validate(attributes) {
+      if (!isPodCreate(attributes)) return;
+      const spec = specOf(attributes);
+      if (!spec.runtimeClassName && !hasEntries(spec.overhead)) return;
+      return classOf(attributes).then((runtimeClass) => {
+        if (!hasEntries(spec.overhead)) return;
+        const defined = runtimeClass?.overhead;
+        if (!defined) throw forbidden(PODS, displayName(attributes.object), WITHOUT_CLASS);
+        if (!sameResources(defined.podFixed, spec.overhead)) {
           throw forbidden(PODS, displayName(attributes.object), MISMATCH);
         }
-        if (fixed) spec.overhead = { ...fixed };
-        else delete spec.overhead;
-      }
-      const scheduling = runtimeClass.scheduling;
-      if (scheduling) {
-        const selector = spec.nodeSelector ? { ...spec.nodeSelector } : undefined;
-        for (const [key, value] of Object.entries(scheduling.nodeSelector ?? {})) {
-          const podValue = selector?.[key];
-          if (podValue !== undefined && podValue !== value) {
-            throw forbidden(
-              PODS,
-              displayName(attributes.object),
-              `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${value}; pod.spec.nodeSelector[${key}] = ${podValue}`,
-            );
-          }
-        }
-        const merged = selector ? { ...selector, ...scheduling.nodeSelector } : scheduling.nodeSelector;
-        if (merged) spec.nodeSelector = merged;
-        const tolerations = mergeTolerations(spec.tolerations ?? [], scheduling.tolerations ?? []);
-        if (tolerations.length > 0 || spec.tolerations) spec.tolerations = tolerations;
-      }
-      attributes.object.spec = spec as KubeObject['spec'];
-    },
-    async validate(attributes) {
-      const prepared = await prepare(attributes);
-      if (!prepared || !hasEntries(prepared.spec.overhead)) return;
-      const defined = prepared.runtimeClass?.overhead;
-      if (!defined) throw forbidden(PODS, displayName(attributes.object), WITHOUT_CLASS);
-      if (!sameResources(defined.podFixed, prepared.spec.overhead)) {
-        throw forbidden(PODS, displayName(attributes.object), MISMATCH);
-      }
+      });
     },
   };
+}
+
+function isPodCreate(attributes: AdmissionAttributes): boolean {
+  return (
+    attributes.operation === 'CREATE' &&
+    attributes.resource.group === '' &&
+    attributes.resource.resource === 'pods' &&
+    !attributes.subresource
+  );
+}
+
+function specOf(attributes: AdmissionAttributes): PodSpec {
+  return (attributes.object.spec ?? {}) as PodSpec;
+}
+
+/** Sets the class's overhead on the pod and merges the class's scheduling constraints into it. */
+function applyRuntimeClass(attributes: AdmissionAttributes, runtimeClass: RuntimeClass): void {
+  const spec = specOf(attributes);
+  const fixed = runtimeClass.overhead?.podFixed;
+  if (runtimeClass.overhead) {
+    if (hasEntries(spec.overhead) && !sameResources(fixed, spec.overhead)) {
+      throw forbidden(PODS, displayName(attributes.object), MISMATCH);
+    }
+    if (fixed) spec.overhead = { ...fixed };
+    else delete spec.overhead;
+  }
+  const scheduling = runtimeClass.scheduling;
+  if (scheduling) {
+    const selector = spec.nodeSelector ? { ...spec.nodeSelector } : undefined;
+    for (const [key, value] of Object.entries(scheduling.nodeSelector ?? {})) {
+      const podValue = selector?.[key];
+      if (podValue !== undefined && podValue !== value) {
+        throw forbidden(
+          PODS,
+          displayName(attributes.object),
+          `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${value}; pod.spec.nodeSelector[${key}] = ${podValue}`,
+        );
+      }
+    }
+    const merged = selector ? { ...selector, ...scheduling.nodeSelector } : scheduling.nodeSelector;
+    if (merged) spec.nodeSelector = merged;
+    const tolerations = mergeTolerations(spec.tolerations ?? [], scheduling.tolerations ?? []);
+    if (tolerations.length > 0 || spec.tolerations) spec.tolerations = tolerations;
+  }
+  attributes.object.spec = spec as KubeObject['spec'];
 }
 
 function hasEntries(list: Record<string, string> | undefined): boolean {

@@ -50,69 +50,73 @@ async function lookUp(store: ObjectLister, namespace: string, name: string): Pro
 export function serviceAccountAdmission(serviceAccounts: ObjectLister): AdmissionPlugin {
   return {
     name: 'ServiceAccount',
-    async admit(attributes: AdmissionAttributes) {
+    admit(attributes: AdmissionAttributes) {
       if (
         attributes.operation !== 'CREATE' ||
         attributes.resource.resource !== 'pods' ||
         attributes.subresource
       )
         return;
-      const pod = attributes.object;
-      // A mirror pod's spec must stay the static pod's (the kubelet compares them); it may
-      // reference no account, secret or token instead.
-      if (isMirrorPod(pod)) return refuseMirrorPodReferences(pod);
-      const spec = (pod.spec ?? {}) as PodSpec;
-      if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';
-      spec.serviceAccount = spec.serviceAccountName;
-      const account = await lookUp(serviceAccounts, attributes.namespace, spec.serviceAccountName);
-      if (!account) {
-        throw forbidden(
-          { group: '', resource: 'pods' },
-          displayName(pod),
-          `error looking up service account ${attributes.namespace}/${spec.serviceAccountName}: serviceaccount "${spec.serviceAccountName}" not found`,
-        );
-      }
-      const accountSpec = account as KubeObject & {
-        automountServiceAccountToken?: boolean;
-        imagePullSecrets?: { name: string }[];
-      };
-      if ((spec.imagePullSecrets ?? []).length === 0 && accountSpec.imagePullSecrets?.length) {
-        spec.imagePullSecrets = accountSpec.imagePullSecrets.map((s) => ({ name: s.name }));
-      }
-      const automount = spec.automountServiceAccountToken ?? accountSpec.automountServiceAccountToken ?? true;
-      if (!automount) return;
-      const containers = [...(spec.containers ?? []), ...(spec.initContainers ?? [])];
-      if (containers.some((c) => (c.volumeMounts ?? []).some((m) => m.mountPath === MOUNT_PATH))) return;
-      const volumeName = generateName('kube-api-access-');
-      spec.volumes = [
-        ...(spec.volumes ?? []),
-        {
-          name: volumeName,
-          projected: {
-            sources: [
-              { serviceAccountToken: { expirationSeconds: TOKEN_EXPIRATION_SECONDS, path: 'token' } },
-              { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-              {
-                downwardAPI: {
-                  items: [
-                    { path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } },
-                  ],
-                },
-              },
-            ],
-            defaultMode: 420,
-          },
-        } as { name: string },
-      ];
-      for (const container of containers) {
-        container.volumeMounts = [
-          ...(container.volumeMounts ?? []),
-          { name: volumeName, readOnly: true, mountPath: MOUNT_PATH },
-        ];
-      }
-      pod.spec = spec as KubeObject['spec'];
+      return admitPodServiceAccount(attributes);
     },
   };
+
+  async function admitPodServiceAccount(attributes: AdmissionAttributes): Promise<void> {
+    const pod = attributes.object;
+    // A mirror pod's spec must stay the static pod's (the kubelet compares them); it may
+    // reference no account, secret or token instead.
+    if (isMirrorPod(pod)) return refuseMirrorPodReferences(pod);
+    const spec = (pod.spec ?? {}) as PodSpec;
+    if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';
+    spec.serviceAccount = spec.serviceAccountName;
+    const account = await lookUp(serviceAccounts, attributes.namespace, spec.serviceAccountName);
+    if (!account) {
+      throw forbidden(
+        { group: '', resource: 'pods' },
+        displayName(pod),
+        `error looking up service account ${attributes.namespace}/${spec.serviceAccountName}: serviceaccount "${spec.serviceAccountName}" not found`,
+      );
+    }
+    const accountSpec = account as KubeObject & {
+      automountServiceAccountToken?: boolean;
+      imagePullSecrets?: { name: string }[];
+    };
+    if ((spec.imagePullSecrets ?? []).length === 0 && accountSpec.imagePullSecrets?.length) {
+      spec.imagePullSecrets = accountSpec.imagePullSecrets.map((s) => ({ name: s.name }));
+    }
+    const automount = spec.automountServiceAccountToken ?? accountSpec.automountServiceAccountToken ?? true;
+    if (!automount) return;
+    const containers = [...(spec.containers ?? []), ...(spec.initContainers ?? [])];
+    if (containers.some((c) => (c.volumeMounts ?? []).some((m) => m.mountPath === MOUNT_PATH))) return;
+    const volumeName = generateName('kube-api-access-');
+    spec.volumes = [
+      ...(spec.volumes ?? []),
+      {
+        name: volumeName,
+        projected: {
+          sources: [
+            { serviceAccountToken: { expirationSeconds: TOKEN_EXPIRATION_SECONDS, path: 'token' } },
+            { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+            {
+              downwardAPI: {
+                items: [
+                  { path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } },
+                ],
+              },
+            },
+          ],
+          defaultMode: 420,
+        },
+      } as { name: string },
+    ];
+    for (const container of containers) {
+      container.volumeMounts = [
+        ...(container.volumeMounts ?? []),
+        { name: volumeName, readOnly: true, mountPath: MOUNT_PATH },
+      ];
+    }
+    pod.spec = spec as KubeObject['spec'];
+  }
 }
 
 function refuseMirrorPodReferences(pod: KubeObject): void {
