@@ -3,7 +3,13 @@
  * RBAC only ever allows or has no opinion; a request no authorizer allows gets a 403.
  */
 import type { Attributes, AttributesUser } from './attributes.js';
-import { aggregateErrors, type PolicySource, rulesFor, visitRulesFor } from './rule-resolver.js';
+import {
+  aggregateErrors,
+  type PolicySource,
+  type RuleSource,
+  rulesFor,
+  visitRulesFor,
+} from './rule-resolver.js';
 import { ruleAllows } from './rules.js';
 
 export { forbiddenMessage, forbiddenReason, forbiddenStatus } from './forbidden.js';
@@ -89,7 +95,7 @@ export class RbacAuthorizer implements Authorizer {
   }
 
   authorize(attributes: Attributes): AuthorizationResult {
-    let allowedBy: string | undefined;
+    let allowedBy: RuleSource | undefined;
     const errors: string[] = [];
     visitRulesFor(this.source, attributes.user, attributes.namespace, (visited) => {
       if (visited.error !== undefined) {
@@ -100,7 +106,16 @@ export class RbacAuthorizer implements Authorizer {
       allowedBy = visited.source;
       return false;
     });
-    if (allowedBy !== undefined) return { decision: 'allow', reason: `RBAC: allowed by ${allowedBy}` };
+    if (allowedBy !== undefined) {
+      const source = allowedBy;
+      // Read only by audit and SubjectAccessReview: built when read.
+      return {
+        decision: 'allow',
+        get reason() {
+          return `RBAC: allowed by ${source.toString()}`;
+        },
+      };
+    }
     return { decision: 'noOpinion', reason: errors.length > 0 ? `RBAC: ${aggregateErrors(errors)}` : '' };
   }
 

@@ -40,12 +40,29 @@ export function subjectAppliesTo(user: AttributesUser, subject: Subject, binding
       return user.groups.includes(subject.name);
     case 'ServiceAccount': {
       const namespace = subject.namespace || bindingNamespace;
-      return namespace !== '' && user.name === serviceAccountUsername(namespace, subject.name);
+      return namespace !== '' && isServiceAccountUsername(user.name, namespace, subject.name);
     }
     default:
       return false;
   }
 }
+
+/**
+ * `name === serviceAccountUsername(namespace, account)` without building the string: every
+ * request is checked against every binding's service account subjects.
+ */
+function isServiceAccountUsername(name: string, namespace: string, account: string): boolean {
+  const prefix = SERVICE_ACCOUNT_USER_PREFIX.length;
+  return (
+    name.length === prefix + namespace.length + 1 + account.length &&
+    name.startsWith(SERVICE_ACCOUNT_USER_PREFIX) &&
+    name.startsWith(namespace, prefix) &&
+    name.charCodeAt(prefix + namespace.length) === COLON &&
+    name.endsWith(account)
+  );
+}
+
+const COLON = 0x3a;
 
 function describeSubject(subject: Subject, bindingNamespace: string): string {
   if (subject.kind === 'ServiceAccount') {
@@ -91,8 +108,24 @@ export function roleReferenceRules(
   }
 }
 
-/** One applicable rule with its source's description, or one resolution error. */
-export type VisitedRule = { rule: PolicyRule; source: string; error?: never } | { error: string };
+/**
+ * Where an applicable rule comes from: a binding and the subject in it that names the user. Its
+ * text ("ClusterRoleBinding ... of ClusterRole ... to Group ...") is built only when asked for,
+ * as upstream's fmt.Stringer describers are: most requests never need it.
+ */
+export class RuleSource {
+  constructor(
+    readonly binding: RoleBinding,
+    readonly subject: Subject,
+  ) {}
+
+  toString(): string {
+    return describeBinding(this.binding, this.subject);
+  }
+}
+
+/** One applicable rule with its source, or one resolution error. */
+export type VisitedRule = { rule: PolicyRule; source: RuleSource; error?: never } | { error: string };
 
 /**
  * Visits the applicable rules in Kubernetes' order; `visit` returns false to stop early.
@@ -115,9 +148,9 @@ export function visitRulesFor(
         if (!visit({ error: resolved.error })) return false;
         continue;
       }
-      const description = describeBinding(binding, subject);
+      const ruleSource = new RuleSource(binding, subject);
       for (const rule of resolved.rules) {
-        if (!visit({ rule, source: description })) return false;
+        if (!visit({ rule, source: ruleSource })) return false;
       }
     }
     return true;
