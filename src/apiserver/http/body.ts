@@ -6,20 +6,49 @@ import type { ApiRequest } from './types.js';
 /** kube-apiserver's limit for a request body (3 MiB). */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
-export async function readBody(req: ApiRequest): Promise<Buffer> {
+export function readBody(req: ApiRequest): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? '0');
   if (declared > MAX_REQUEST_BODY_BYTES) {
     req.resume();
-    throw requestEntityTooLarge(MAX_REQUEST_BODY_BYTES);
+    return Promise.reject(requestEntityTooLarge(MAX_REQUEST_BODY_BYTES));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_REQUEST_BODY_BYTES) throw requestEntityTooLarge(MAX_REQUEST_BODY_BYTES);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (req.destroyed) return Promise.reject(prematureClose());
+  // Listeners rather than `for await`: the async iterator costs every request a promise and an
+  // iterator result per chunk. Ends as that loop would: too large destroys the stream, and a
+  // stream closed before its end rejects.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (error: Error | undefined) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', settle);
+      req.off('close', onClose);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REQUEST_BODY_BYTES) chunks.push(chunk);
+      else {
+        settle(requestEntityTooLarge(MAX_REQUEST_BODY_BYTES));
+        req.destroy();
+      }
+    };
+    const onEnd = () => settle(undefined);
+    const onClose = () =>
+      settle(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', settle);
+    req.on('close', onClose);
+  });
+}
+
+/** What a `for await` over a stream closed before its end throws. */
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 /** Parses a JSON object body; anything else is a 400 naming the problem. */
