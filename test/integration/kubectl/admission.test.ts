@@ -156,9 +156,19 @@ describe('admission', () => {
     expect(pod.spec.overhead).toEqual({ cpu: '250m', memory: '120Mi' });
     expect(pod.spec.nodeSelector).toEqual({ disk: 'ssd', sandbox: 'true' });
     expect(pod.spec.tolerations).toEqual([
-      { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+      {
+        key: 'node.kubernetes.io/unreachable',
+        operator: 'Exists',
+        effect: 'NoExecute',
+        tolerationSeconds: 300,
+      },
       { key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' },
-      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 600 },
+      {
+        key: 'node.kubernetes.io/not-ready',
+        operator: 'Exists',
+        effect: 'NoExecute',
+        tolerationSeconds: 600,
+      },
     ]);
     // The same overhead, written differently, is the class's own.
     const same = await run('same', {
