@@ -144,23 +144,27 @@ export class SchedulingAlgorithm {
     if (numAll === 0) return [];
     let numToFind = numFeasibleNodesToFind(framework.percentageOfNodesToScore, numAll);
     if (!framework.hasScorePlugins()) numToFind = 1;
-    const feasible: NodeInfo[] = [];
     if (!framework.hasFilterPlugins()) {
+      const feasible: NodeInfo[] = [];
       for (let index = 0; index < numToFind; index++) feasible.push(nodes[(start + index) % numAll]!);
       return feasible;
     }
+    // Sized once: growing by push to hundreds of nodes re-copies the list a dozen times a pod.
+    const feasible = new Array<NodeInfo>(Math.min(numToFind, numAll));
+    let found = 0;
     for (let index = 0; index < numAll; index++) {
       const nodeInfo = nodes[(start + index) % numAll]!;
       const status = framework.runFilterPluginsWithNominatedPods(state, podInfo, nodeInfo);
       if (status === null) {
-        feasible.push(nodeInfo);
-        if (feasible.length >= numToFind) break;
+        feasible[found++] = nodeInfo;
+        if (found >= numToFind) break;
         continue;
       }
       if (status.code === Code.Error) throw new SchedulingError(status);
       diagnosis.nodeToStatus.set(nodeInfo.name, status);
       addPluginStatus(diagnosis, status);
     }
+    feasible.length = found;
     return feasible;
   }
 
@@ -180,21 +184,25 @@ export class SchedulingAlgorithm {
   }
 }
 
-/** The index of a highest total; among equal ones each is equally likely (reservoir sampling). */
+/**
+ * The index of a highest total; among equal ones each is equally likely, as upstream's reservoir
+ * sampling makes it. One random draw picks among the ties once they are counted, rather than one
+ * draw per tie: with hundreds of equal nodes that was hundreds of draws a pod.
+ */
 export function selectHost(totals: Float64Array, random: () => number): number {
   let best = Number.NEGATIVE_INFINITY;
-  let selected = 0;
   let ties = 0;
   for (let index = 0; index < totals.length; index++) {
     const total = totals[index]!;
     if (total > best) {
       best = total;
-      selected = index;
       ties = 1;
-    } else if (total === best) {
-      ties++;
-      if (Math.floor(random() * ties) === 0) selected = index;
-    }
+    } else if (total === best) ties++;
   }
-  return selected;
+  if (ties <= 1) return Math.max(0, totals.indexOf(best));
+  let pick = Math.min(ties - 1, Math.floor(random() * ties));
+  for (let index = 0; index < totals.length; index++) {
+    if (totals[index] === best && pick-- === 0) return index;
+  }
+  return 0;
 }

@@ -11,6 +11,11 @@ export class CycleState {
   readonly skipFilterPlugins = new Set<string>();
   /** Plugins whose PreScore returned Skip: their Score is not run this cycle. */
   readonly skipScorePlugins = new Set<string>();
+  /**
+   * The framework's filters less the skipped ones, once the framework has worked them out (set
+   * after PreFilter; a clone works them out again).
+   */
+  activeFilters: readonly object[] | undefined = undefined;
 
   read<T extends StateData>(key: string): T | undefined {
     return this.data.get(key) as T | undefined;

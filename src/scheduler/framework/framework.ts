@@ -69,10 +69,6 @@ export interface PreFilterRunResult {
   readonly pluginsWithNodes: readonly string[];
 }
 
-interface FilterCache {
-  filters?: readonly FilterPlugin[];
-}
-
 function asStatus(error: unknown, plugin: string, what: string): Status {
   const message = error instanceof Error ? error.message : String(error);
   return new Status(Code.Error, [`running ${JSON.stringify(plugin)} ${what} plugin: ${message}`]).withPlugin(
@@ -99,7 +95,6 @@ export class Framework {
   /** Cluster events each plugin wants to hear about, by plugin name. */
   readonly eventRegistrations: ReadonlyMap<string, readonly ClusterEventWithHint[]>;
   readonly waitingPods = new WaitingPods();
-  private readonly filterCache = new WeakMap<CycleState, FilterCache>();
 
   constructor(
     config: ProfileConfig,
@@ -235,20 +230,20 @@ export class Framework {
     return null;
   }
 
-  /** The filters this cycle runs (those whose PreFilter did not Skip), computed once per state. */
+  /**
+   * The filters this cycle runs (those whose PreFilter did not Skip), worked out once per state
+   * and kept on it: this is read for every node a pod is filtered against.
+   */
   private activeFilters(state: CycleState): readonly FilterPlugin[] {
-    let cache = this.filterCache.get(state);
-    if (cache === undefined) {
-      cache = {};
-      this.filterCache.set(state, cache);
-    }
-    if (cache.filters === undefined) {
-      cache.filters =
+    let filters = state.activeFilters as readonly FilterPlugin[] | undefined;
+    if (filters === undefined) {
+      filters =
         state.skipFilterPlugins.size === 0
           ? this.filterPlugins
           : this.filterPlugins.filter((plugin) => !state.skipFilterPlugins.has(plugin.name));
+      state.activeFilters = filters;
     }
-    return cache.filters;
+    return filters;
   }
 
   /** Runs filters until the first that rejects the node; null when all pass. */

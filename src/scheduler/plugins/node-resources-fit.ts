@@ -236,7 +236,8 @@ export class NodeResourcesFit
     const memory = podRequests?.[1] ?? podInfo.nonZeroRequests.memory;
     const allocatable = nodeInfo.allocatable;
     const used = nodeInfo.nonZeroRequested;
-    const [cpuWeight, memoryWeight] = [this.resources[0]!.weight, this.resources[1]!.weight];
+    const cpuWeight = this.resources[0]!.weight;
+    const memoryWeight = this.resources[1]!.weight;
     const scoreOf = this.strategy === 'LeastAllocated' ? leastRequestedScore : mostRequestedScore;
     let nodeScore = 0;
     let weightSum = 0;

@@ -26,9 +26,33 @@ describe('selectHost', () => {
     expect(selectHost(Float64Array.from([1, 5, 3]), () => 0.5)).toBe(1);
   });
 
-  it('breaks ties uniformly at random (reservoir sampling)', () => {
+  it('breaks ties uniformly at random, with one draw', () => {
     const totals = Float64Array.from([7, 2, 7, 7]);
-    expect(selectHost(totals, () => 0)).toBe(3);
-    expect(selectHost(totals, () => 0.99)).toBe(0);
+    let draws = 0;
+    const draw = (value: number) => () => {
+      draws++;
+      return value;
+    };
+    expect([0, 0.34, 0.67, 0.99].map((value) => selectHost(totals, draw(value)))).toEqual([0, 2, 3, 3]);
+    expect(draws).toBe(4);
+    // A single best needs no draw.
+    expect(selectHost(Float64Array.from([1, 9, 3]), draw(0.5))).toBe(1);
+    expect(draws).toBe(4);
+  });
+
+  it('gives each tie an equal share over many draws', () => {
+    const totals = Float64Array.from([5, 5, 1, 5]);
+    const counts = new Map<number, number>();
+    for (let step = 0; step < 300; step++) {
+      const index = selectHost(totals, () => (step + 0.5) / 300);
+      counts.set(index, (counts.get(index) ?? 0) + 1);
+    }
+    expect(counts).toEqual(
+      new Map([
+        [0, 100],
+        [1, 100],
+        [3, 100],
+      ]),
+    );
   });
 });

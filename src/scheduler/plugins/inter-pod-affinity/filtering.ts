@@ -71,7 +71,8 @@ export function satisfyExistingPodsAntiAffinity(state: AffinityFilterState, node
 
 export function satisfyPodAntiAffinity(state: AffinityFilterState, nodeInfo: NodeInfo): boolean {
   if (state.antiAffinityCounts.size === 0) return true;
-  for (const term of state.requiredAntiAffinityTerms) {
+  for (let index = 0; index < state.requiredAntiAffinityTerms.length; index++) {
+    const term = state.requiredAntiAffinityTerms[index]!;
     const value = nodeInfo.labels[term.topologyKey];
     if (value !== undefined && state.antiAffinityCounts.get(term.topologyKey, value) > 0) return false;
   }
@@ -79,8 +80,13 @@ export function satisfyPodAntiAffinity(state: AffinityFilterState, nodeInfo: Nod
 }
 
 export function satisfyPodAffinity(state: AffinityFilterState, nodeInfo: NodeInfo): boolean {
+  // Runs for every node a pod is filtered against, most often with no terms: indexed loops
+  // allocate no iterator.
+  const terms = state.requiredAffinityTerms;
+  if (terms.length === 0) return true;
   let podsExist = true;
-  for (const term of state.requiredAffinityTerms) {
+  for (let index = 0; index < terms.length; index++) {
+    const term = terms[index]!;
     const value = nodeInfo.labels[term.topologyKey];
     // Every topology label the terms name must exist on the node.
     if (value === undefined) return false;
