@@ -11,6 +11,8 @@ export interface Options {
   nodes: number;
   pods: number;
   scenarios: string[];
+  /** End-to-end runs per scenario: the table shows the median one and the range. */
+  runs: number;
 }
 
 /** What one scenario measured; latencies are of the scheduling cycle, in ms. */
@@ -29,12 +31,13 @@ export function zoneOf(index: number): string {
 }
 
 export function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { nodes: 1000, pods: 10_000, scenarios: ['plain', 'constrained'] };
+  const options: Options = { nodes: 1000, pods: 10_000, scenarios: ['plain', 'constrained'], runs: 3 };
   for (let index = 0; index < argv.length; index++) {
     const value = argv[index + 1];
     if (argv[index] === '--nodes' && value) options.nodes = Number(value);
     if (argv[index] === '--pods' && value) options.pods = Number(value);
     if (argv[index] === '--scenario' && value) options.scenarios = [value];
+    if (argv[index] === '--runs' && value) options.runs = Math.max(1, Math.trunc(Number(value)) || 1);
   }
   return options;
 }
