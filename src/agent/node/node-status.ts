@@ -77,9 +77,11 @@ export class NodeStatusManager {
     const allocatable = reportedAllocatable(facts.resources.allocatable, current.status);
     const factsText = reportText(facts, current.status);
     const due = this.now().getTime() - this.lastReport >= NODE_STATUS_REPORT_FREQUENCY_MS;
-    if (!force && !due && factsText === this.lastFacts && sameConditions(conditions, this.lastConditions)) {
-      return current;
-    }
+    const unchanged =
+      factsText === this.lastFacts &&
+      sameConditions(conditions, this.lastConditions) &&
+      !allocatableLags(facts.resources.allocatable, current.status);
+    if (!force && !due && unchanged) return current;
     const updated = await nodes.patch(
       '',
       this.identity.name,

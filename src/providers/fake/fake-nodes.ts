@@ -93,7 +93,8 @@ export class FakeNodes {
   /** Nodes whose kubelet was stopped (`stopNode`): no lease, no status, no pod updates. */
   private readonly stopped = new Set<string>();
   private readonly stoppedByAnnotation = new Set<string>();
-  private readonly reporting = new Set<string>();
+  /** Nodes with a capacity-change report running, and whether another is due after it. */
+  private readonly reporting = new Map<string, boolean>();
   private allReady: (() => void) | undefined;
   private running: Promise<void> | undefined;
 
@@ -269,13 +270,23 @@ export class FakeNodes {
     this.checkAllReady();
   }
 
-  /** One status report at a time per node for changes others made: the report itself is an update. */
+  /**
+   * One status report at a time per node for changes others made (the report is itself an
+   * update); a change seen while one runs may have come after its read of the Node, so another
+   * follows.
+   */
   private reportSoon(kubelet: FakeKubelet): void {
-    if (this.stopped.has(kubelet.name) || this.reporting.has(kubelet.name)) return;
-    this.reporting.add(kubelet.name);
-    this.run(`${kubelet.name}: status report`, () => kubelet.reportStatus(), false).finally(() =>
-      this.reporting.delete(kubelet.name),
-    );
+    if (this.abort.signal.aborted || this.stopped.has(kubelet.name)) return;
+    if (this.reporting.has(kubelet.name)) {
+      this.reporting.set(kubelet.name, true);
+      return;
+    }
+    this.reporting.set(kubelet.name, false);
+    this.run(`${kubelet.name}: status report`, () => kubelet.reportStatus(), false).finally(() => {
+      const again = this.reporting.get(kubelet.name);
+      this.reporting.delete(kubelet.name);
+      if (again) this.reportSoon(kubelet);
+    });
   }
 
   private checkAllReady(): void {

@@ -216,18 +216,26 @@ describe('pod requirements', () => {
     // As the docs' "Advertise Extended Resources for a Node" does: a JSON patch on capacity; the
     // kubelet copies it to allocatable at its next status check.
     const path = '/status/capacity/example.com~1gpu';
-    await ok(cluster, [
-      'patch',
-      'node',
-      'fake-node-1',
-      '--subresource=status',
-      '--type=json',
-      '-p',
-      JSON.stringify([{ op: 'add', path, value: '2' }]),
-    ]);
+    const patchCapacity = (operations: object[]) =>
+      ok(cluster, [
+        'patch',
+        'node',
+        'fake-node-1',
+        '--subresource=status',
+        '--type=json',
+        '-p',
+        JSON.stringify(operations),
+      ]);
+    // Two changes back to back: the second lands while the kubelet reports the first.
+    await patchCapacity([{ op: 'add', path, value: '2' }]);
+    await patchCapacity([{ op: 'add', path: '/status/capacity/example.com~1fpga', value: '1' }]);
     await until(
-      'example.com/gpu in allocatable',
-      async () => ((await allocatable('fake-node-1', 'example.com/gpu')) === '2' ? true : undefined),
+      'example.com/gpu and example.com/fpga in allocatable',
+      async () =>
+        (await allocatable('fake-node-1', 'example.com/gpu')) === '2' &&
+        (await allocatable('fake-node-1', 'example.com/fpga')) === '1'
+          ? true
+          : undefined,
       40_000,
     );
     const gpus = (name: string, count: string) =>
@@ -250,14 +258,9 @@ describe('pod requirements', () => {
       'preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.';
     await expectUnschedulable(cluster, 'gpu', 'one-more', message);
 
-    await ok(cluster, [
-      'patch',
-      'node',
-      'fake-node-1',
-      '--subresource=status',
-      '--type=json',
-      '-p',
-      JSON.stringify([{ op: 'remove', path }]),
+    await patchCapacity([
+      { op: 'remove', path },
+      { op: 'remove', path: '/status/capacity/example.com~1fpga' },
     ]);
     await until(
       'example.com/gpu gone from allocatable',

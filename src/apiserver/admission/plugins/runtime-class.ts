@@ -117,8 +117,10 @@ function sameResources(
   const left = Object.entries(a ?? {});
   if (left.length !== Object.keys(b ?? {}).length) return false;
   return left.every(([name, quantity]) => {
-    const other = b?.[name];
-    return other !== undefined && Quantity.fromJson(quantity).equals(Quantity.fromJson(other));
+    const mine = Quantity.tryFromJson(quantity);
+    const other = Quantity.tryFromJson(b?.[name]);
+    // A quantity that does not parse equals nothing (validation refuses it elsewhere).
+    return mine !== undefined && other !== undefined && mine.equals(other);
   });
 }
 
