@@ -234,22 +234,38 @@ describe('deployment controller', () => {
   });
 
   it('rolls back to the revision the deprecated rollbackTo annotation names', async () => {
-    const kubelet = startFakeKubelet(cp.admin, 'd-rolling');
-    await deployments().patch('d-rolling', 'web', 'merge', {
-      metadata: { annotations: { 'deprecated.deployment.rollback.to': '2' } },
+    // A Deployment of its own: the controller's events about one object share a budget of 25
+    // (client-go's spam filter), which the 10-replica rollouts above may spend, and then the
+    // DeploymentRollback event is dropped as upstream would drop it.
+    await createNamespace(cp.admin, 'd-rollback');
+    const kubelet = startFakeKubelet(cp.admin, 'd-rollback');
+    await deployments().create(simpleDeployment('d-rollback', 'api', 2, 'nginx:1.26'));
+    await deploymentBecomes(cp.admin, 'd-rollback', 'api', rolledOut);
+    const current = await deployments().get('d-rollback', 'api');
+    current.spec!.template.spec!.containers[0]!.image = 'nginx:1.27';
+    await deployments().update(current);
+    await deploymentBecomes(
+      cp.admin,
+      'd-rollback',
+      'api',
+      (d) => rolledOut(d) && d.metadata?.annotations?.['deployment.kubernetes.io/revision'] === '2',
+    );
+    await deployments().patch('d-rollback', 'api', 'merge', {
+      metadata: { annotations: { 'deprecated.deployment.rollback.to': '1' } },
     });
     const done = await deploymentBecomes(
       cp.admin,
-      'd-rolling',
-      'web',
-      (d) => rolledOut(d) && d.spec?.template.spec?.containers[0]?.image === 'nginx:1.27',
+      'd-rollback',
+      'api',
+      (d) => rolledOut(d) && d.spec?.template.spec?.containers[0]?.image === 'nginx:1.26',
       30_000,
     );
     await kubelet.stop();
     expect(done.metadata!.annotations?.['deprecated.deployment.rollback.to']).toBeUndefined();
-    await eventRecorded(cp.admin, done, 'DeploymentRollback', 'Rolled back deployment "web" to revision 2');
+    await eventRecorded(cp.admin, done, 'DeploymentRollback', 'Rolled back deployment "api" to revision 1');
+    // Revision 1's ReplicaSet is the current one again, as revision 3.
     const revisions = (await ownedReplicaSets(done)).map((rs) => revisionOf(rs)).sort();
-    expect(revisions).toEqual(['3', '4']);
+    expect(revisions).toEqual(['2', '3']);
   });
 
   it('Recreate: scales the old ReplicaSet to zero and waits for its pods before creating the new one', async () => {
