@@ -41,7 +41,7 @@ export class NodeStatusManager {
     node.status!.conditions = nodeConditions(await this.sources.health(), undefined, this.now());
     try {
       const created = await nodes.create(node);
-      this.remember(node.status!.conditions, reportText(facts, node.status));
+      this.remember(node.status!.conditions, JSON.stringify(facts));
       return created;
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
@@ -74,14 +74,14 @@ export class NodeStatusManager {
     const current = await nodes.get('', this.identity.name);
     const facts = await this.sources.facts();
     const conditions = nodeConditions(await this.sources.health(), current.status?.conditions, this.now());
-    const allocatable = reportedAllocatable(facts.resources.allocatable, current.status);
-    const factsText = reportText(facts, current.status);
+    const factsText = JSON.stringify(facts);
     const due = this.now().getTime() - this.lastReport >= NODE_STATUS_REPORT_FREQUENCY_MS;
     const unchanged =
       factsText === this.lastFacts &&
       sameConditions(conditions, this.lastConditions) &&
       !allocatableLags(facts.resources.allocatable, current.status);
     if (!force && !due && unchanged) return current;
+    const allocatable = reportedAllocatable(facts.resources.allocatable, current.status);
     const updated = await nodes.patch(
       '',
       this.identity.name,
@@ -96,8 +96,7 @@ export class NodeStatusManager {
       },
       { subresource: 'status' },
     );
-    // Against the written status, so a removal just made does not read as a change next time.
-    this.remember(conditions, reportText(facts, updated.status));
+    this.remember(conditions, factsText);
     return updated;
   }
 
@@ -110,11 +109,6 @@ export class NodeStatusManager {
   private now(): Date {
     return this.sources.now?.() ?? new Date();
   }
-}
-
-/** What a status write would say about resources and node info, to tell whether it changed. */
-function reportText(facts: NodeFacts, status: NodeStatus | undefined): string {
-  return JSON.stringify({ facts, allocatable: reportedAllocatable(facts.resources.allocatable, status) });
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   recalculateQuotaStatus,
   resourcesTrackedBy,
 } from '../../apiserver/admission/quota/index.js';
-import { parseResourceList, resourceListToJson } from '../../apiserver/admission/quota/resource-list.js';
+import { sameResourceList } from '../../apiserver/admission/quota/resource-list.js';
 import { Controller, type SyncResult, splitKey } from '../../client/controller.js';
 import { RESOURCE_QUOTAS } from '../../client/resources.js';
 import type { ControllerContext, ControllerDescriptor, RunnableController } from '../context.js';
@@ -106,17 +106,6 @@ export class ResourceQuotaController implements RunnableController {
 
 function idOf(resource: GroupResource): string {
   return `${resource.resource}.${resource.group}`;
-}
-
-/** Equal as quantities (`1` and `1000m` are the same), in any order. */
-function sameResourceList(
-  a: Record<string, unknown> | undefined,
-  b: Record<string, unknown> | undefined,
-): boolean {
-  const left = resourceListToJson(parseResourceList(a ?? {}));
-  const right = resourceListToJson(parseResourceList(b ?? {}));
-  const names = Object.keys(left);
-  return names.length === Object.keys(right).length && names.every((n) => left[n] === right[n]);
 }
 
 export const resourceQuotaController: ControllerDescriptor = {

@@ -56,17 +56,14 @@ export function priorityAdmission(priorityClasses: ObjectLister): AdmissionPlugi
 
   async function admitPodPriority(attributes: AdmissionAttributes): Promise<void> {
     const pod = attributes.object;
+    const refuse = (why: string) => forbidden({ group: '', resource: 'pods' }, displayName(pod), why);
     const spec = (pod.spec ?? {}) as PodSpec;
     let priority = 0;
     let preemptionPolicy: string | undefined;
     if (spec.priorityClassName) {
       const found = (await priorityClasses.find('', spec.priorityClassName)) as PriorityClass | undefined;
       if (!found) {
-        throw forbidden(
-          { group: '', resource: 'pods' },
-          displayName(pod),
-          `no PriorityClass with name ${spec.priorityClassName} was found`,
-        );
+        throw refuse(`no PriorityClass with name ${spec.priorityClassName} was found`);
       }
       priority = found.value ?? 0;
       preemptionPolicy = found.preemptionPolicy;
@@ -82,9 +79,7 @@ export function priorityAdmission(priorityClasses: ObjectLister): AdmissionPlugi
       }
     }
     if (spec.priority !== undefined && spec.priority !== priority) {
-      throw forbidden(
-        { group: '', resource: 'pods' },
-        displayName(pod),
+      throw refuse(
         `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
       );
     }
@@ -92,9 +87,7 @@ export function priorityAdmission(priorityClasses: ObjectLister): AdmissionPlugi
     // Without a class (and no global default) the computed policy is PreemptLowerPriority.
     const computed = preemptionPolicy ?? 'PreemptLowerPriority';
     if (spec.preemptionPolicy !== undefined && spec.preemptionPolicy !== computed) {
-      throw forbidden(
-        { group: '', resource: 'pods' },
-        displayName(pod),
+      throw refuse(
         `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${computed} from the given PriorityClass name`,
       );
     }

@@ -3,11 +3,11 @@
 // tolerations); an overhead the class does not define is refused, so the scheduler, quota and the
 // kubelet can trust spec.overhead.
 import type { KubeObject } from '../../../api/object.js';
-import { Quantity } from '../../../api/quantity.js';
 import type { Toleration } from '../../../api/types/core-v1.generated.js';
 import { forbidden } from '../../status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
 import type { ObjectLister } from '../object-cache.js';
+import { sameResourceList } from '../quota/resource-list.js';
 import { displayName } from './lookup.js';
 
 interface RuntimeClass {
@@ -52,7 +52,7 @@ export function runtimeClassAdmission(runtimeClasses: ObjectLister): AdmissionPl
         if (!hasEntries(spec.overhead)) return;
         const defined = runtimeClass?.overhead;
         if (!defined) throw forbidden(PODS, displayName(attributes.object), WITHOUT_CLASS);
-        if (!sameResources(defined.podFixed, spec.overhead)) {
+        if (!sameResourceList(defined.podFixed, spec.overhead)) {
           throw forbidden(PODS, displayName(attributes.object), MISMATCH);
         }
       });
@@ -78,7 +78,7 @@ function applyRuntimeClass(attributes: AdmissionAttributes, runtimeClass: Runtim
   const spec = specOf(attributes);
   const fixed = runtimeClass.overhead?.podFixed;
   if (runtimeClass.overhead) {
-    if (hasEntries(spec.overhead) && !sameResources(fixed, spec.overhead)) {
+    if (hasEntries(spec.overhead) && !sameResourceList(fixed, spec.overhead)) {
       throw forbidden(PODS, displayName(attributes.object), MISMATCH);
     }
     if (fixed) spec.overhead = { ...fixed };
@@ -107,21 +107,6 @@ function applyRuntimeClass(attributes: AdmissionAttributes, runtimeClass: Runtim
 
 function hasEntries(list: Record<string, string> | undefined): boolean {
   return list !== undefined && list !== null && Object.keys(list).length > 0;
-}
-
-/** Semantic equality of two resource lists: the same names, quantities equal by value. */
-function sameResources(
-  a: Record<string, string> | undefined,
-  b: Record<string, string> | undefined,
-): boolean {
-  const left = Object.entries(a ?? {});
-  if (left.length !== Object.keys(b ?? {}).length) return false;
-  return left.every(([name, quantity]) => {
-    const mine = Quantity.tryFromJson(quantity);
-    const other = Quantity.tryFromJson(b?.[name]);
-    // A quantity that does not parse equals nothing (validation refuses it elsewhere).
-    return mine !== undefined && other !== undefined && mine.equals(other);
-  });
 }
 
 /**

@@ -108,3 +108,11 @@ export function intersection(a: readonly string[], b: readonly string[]): string
   const wanted = new Set(b);
   return a.filter((name) => wanted.has(name));
 }
+
+/** apiequality.Semantic for resource lists: equal as quantities (`1` and `1000m`), in any order. */
+export function sameResourceList(a: unknown, b: unknown): boolean {
+  const left = resourceListToJson(parseResourceList(a ?? {}));
+  const right = resourceListToJson(parseResourceList(b ?? {}));
+  const names = Object.keys(left);
+  return names.length === Object.keys(right).length && names.every((name) => left[name] === right[name]);
+}
