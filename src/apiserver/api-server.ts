@@ -21,6 +21,8 @@ import { QuotaNamespaces, resourceQuotaAdmission } from './admission/plugins/res
 import { runtimeClassAdmission } from './admission/plugins/runtime-class.js';
 import { serviceAccountAdmission } from './admission/plugins/service-account.js';
 import { taintNodesByConditionAdmission } from './admission/plugins/taint-nodes-by-condition.js';
+import { CrdControllers } from './apiextensions/crd-controllers.js';
+import { CustomResourceRegistry } from './apiextensions/registry.js';
 import { Authenticator } from './auth/authenticator.js';
 import { BOOTSTRAP_TOKEN_NAMESPACE } from './auth/bootstrap-token.js';
 import { impersonate } from './auth/impersonation.js';
@@ -95,6 +97,9 @@ export class ApiServer {
   /** What admission plugins read on every pod create, kept in memory as upstream's informers. */
   private readonly admissionCaches: ObjectCache[];
   private readonly admissionChain: AdmissionChain;
+  /** The custom resources served from CustomResourceDefinitions, and the controllers that keep them. */
+  readonly customResources: CustomResourceRegistry;
+  private readonly crdControllers: CrdControllers;
 
   constructor(private readonly options: ApiServerOptions) {
     const kubeletCredentials = () =>
@@ -164,6 +169,18 @@ export class ApiServer {
     ]);
     for (const store of this.resources.values()) store.admissionChain = chain;
     this.admissionChain = chain;
+    this.customResources = new CustomResourceRegistry(options.store, this.checkNamespace, {
+      register: (info, store) => this.register(info, store),
+      unregister: (info) => this.resources.delete(`${info.group}/${info.version}/${info.resource}`),
+      prepare: (store) => {
+        store.admissionChain = chain;
+      },
+    });
+    this.crdControllers = new CrdControllers(
+      options.store,
+      this.resourceStore('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!,
+      this.customResources,
+    );
     for (const resource of ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'] as const) {
       this.resourceStore('rbac.authorization.k8s.io', 'v1', resource)!.admission = rbacWriteCheck(
         resource,
@@ -295,7 +312,9 @@ export class ApiServer {
       }
       // Discovery and OpenAPI load on first use: they are large and /readyz does not need them.
       const { serveDiscovery } = await import('./handlers/discovery-handler.js');
-      if (!serveDiscovery(ctx, this.options.serverAddress?.() ?? '127.0.0.1:6443')) throw pathNotFound();
+      const table = this.customResources.table();
+      if (!serveDiscovery(ctx, this.options.serverAddress?.() ?? '127.0.0.1:6443', table))
+        throw pathNotFound();
     };
     run()
       .catch((error: unknown) => this.fail(res, error))
@@ -333,12 +352,14 @@ export class ApiServer {
       this.nodeGraph.start(),
       ...this.admissionCaches.map((cache) => cache.start()),
       this.loadQuotaNamespaces(),
+      this.crdControllers.start(),
     ]);
   }
 
   stop(): void {
     this.policy.stop();
     this.nodeGraph.stop();
+    this.crdControllers.stop();
     for (const cache of this.admissionCaches) cache.stop();
   }
 

@@ -6,6 +6,7 @@ import {
 } from '../discovery/aggregated.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from '../discovery/legacy.js';
 import { negotiateDiscovery } from '../discovery/negotiation.js';
+import { BUILTIN_TABLE, type ResourceTable } from '../discovery/table.js';
 import { versionBody } from '../discovery/version.js';
 import { sendJson, sendJsonText } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
@@ -22,7 +23,11 @@ import { notAcceptable } from '../status.js';
  * Serves discovery (/api, /apis and below, legacy and aggregated), /version and the OpenAPI
  * documents. Returns false for any other path.
  */
-export function serveDiscovery(ctx: RequestContext, serverAddress: string): boolean {
+export function serveDiscovery(
+  ctx: RequestContext,
+  serverAddress: string,
+  table: ResourceTable = BUILTIN_TABLE,
+): boolean {
   const path = ctx.path.replace(/\/+$/, '') || '/';
   const parts = path.split('/').filter((p) => p !== '');
   if (path === '/version') {
@@ -31,7 +36,7 @@ export function serveDiscovery(ctx: RequestContext, serverAddress: string): bool
   }
   if (path === '/api' || path === '/apis') {
     if (negotiateDiscovery(ctx.headers.accept) === 'aggregated') {
-      const document = path === '/api' ? aggregatedCoreDiscovery() : aggregatedGroupsDiscovery();
+      const document = path === '/api' ? aggregatedCoreDiscovery(table) : aggregatedGroupsDiscovery(table);
       const etag = `"${aggregatedDiscoveryETag(document)}"`;
       const headers = { etag, vary: 'Accept', 'cache-control': 'public' };
       if (ctx.headers['if-none-match'] === etag) {
@@ -45,13 +50,14 @@ export function serveDiscovery(ctx: RequestContext, serverAddress: string): bool
       }
       return true;
     }
-    sendJson(ctx.res, 200, path === '/api' ? apiVersions(serverAddress) : apiGroupList());
+    sendJson(ctx.res, 200, path === '/api' ? apiVersions(serverAddress) : apiGroupList(table));
     return true;
   }
-  if (parts[0] === 'api' && parts.length === 2) return sendIfFound(ctx, apiResourceList('', parts[1]!));
-  if (parts[0] === 'apis' && parts.length === 2) return sendIfFound(ctx, apiGroup(parts[1]!));
+  if (parts[0] === 'api' && parts.length === 2)
+    return sendIfFound(ctx, apiResourceList('', parts[1]!, table));
+  if (parts[0] === 'apis' && parts.length === 2) return sendIfFound(ctx, apiGroup(parts[1]!, table));
   if (parts[0] === 'apis' && parts.length === 3)
-    return sendIfFound(ctx, apiResourceList(parts[1]!, parts[2]!));
+    return sendIfFound(ctx, apiResourceList(parts[1]!, parts[2]!, table));
   if (path === '/openapi/v2') {
     // JSON, or the gnostic protobuf encoding kubectl asks for; both carry the JSON's ETag.
     const encoding = negotiateOpenAPIV2(ctx.headers.accept);

@@ -1,7 +1,7 @@
 import type { KubeObject } from '../../api/object.js';
 import type { ResourceInfo } from '../../api/resources/types.js';
 import type { Rendering } from '../http/negotiate.js';
-import type { IncludeObjectPolicy } from '../printers/types.js';
+import type { IncludeObjectPolicy, KindPrinter } from '../printers/types.js';
 
 type Printers = typeof import('../printers/index.js');
 let printers: Printers | undefined;
@@ -35,10 +35,16 @@ export function renderObject(
   object: KubeObject,
   includeObject: IncludeObjectPolicy,
   noHeaders = false,
+  printer?: KindPrinter,
 ): unknown {
   if (rendering === 'PartialObjectMetadata' || rendering === 'PartialObjectMetadataList')
     return partialMetadata(object);
-  if (rendering === 'Table') return printTable(info.group, info.kind, [object], { includeObject, noHeaders });
+  if (rendering === 'Table')
+    return printTable(info.group, info.kind, [object], {
+      includeObject,
+      noHeaders,
+      ...(printer ? { printer } : {}),
+    });
   return object;
 }
 
@@ -49,10 +55,15 @@ export function renderList(
   items: readonly string[],
   metadata: { resourceVersion: string; continue?: string },
   includeObject: IncludeObjectPolicy,
+  printer?: KindPrinter,
 ): unknown {
   const objects = items.map((text) => JSON.parse(text) as KubeObject);
   if (rendering === 'Table')
-    return printTable(info.group, info.kind, objects, { includeObject, listMeta: metadata });
+    return printTable(info.group, info.kind, objects, {
+      includeObject,
+      listMeta: metadata,
+      ...(printer ? { printer } : {}),
+    });
   return {
     kind: 'PartialObjectMetadataList',
     apiVersion: 'meta.k8s.io/v1',

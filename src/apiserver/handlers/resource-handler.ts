@@ -21,6 +21,7 @@ import { sendJson, sendJsonText } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
 import { APPLY_PATCH_YAML, applyPatch, PatchError, patchTypeOf } from '../patch/index.js';
 import type { PatchSchema } from '../patch/schema.js';
+import type { CustomResourceServing } from '../registry/custom-resource-serving.js';
 import { timestamp } from '../registry/object-meta.js';
 import type { DeleteOptions, ListOptions, ResourceStore } from '../registry/resource-store.js';
 import type { ResourceRequestInfo } from '../request-info.js';
@@ -101,6 +102,11 @@ export class ResourceHandler {
           this.deps.watch,
         );
       case 'create': {
+        if (resources.custom?.terminating()) {
+          const error = methodNotSupported(resources.groupResource, 'create');
+          error.message = 'create not allowed while custom resource definition is terminating';
+          throw error;
+        }
         const { body, warnings } = await this.readChecked(ctx, resources, sub, 'CreateOptions');
         if (sub === 'binding') return this.bind(ctx, resources, namespace, request.name, body, dryRun);
         if (sub === 'eviction' && this.deps.podEviction) {
@@ -162,7 +168,8 @@ export class ResourceHandler {
     name: string,
     sub: string,
   ) {
-    if (sub === 'scale') return sendJson(ctx.res, 200, toScale(await resources.get(namespace, name)));
+    if (sub === 'scale')
+      return sendJson(ctx.res, 200, scaleOf(resources, await resources.get(namespace, name)));
     if (sub === 'log') {
       if (!this.deps.podLogs) throw notFoundPath();
       return this.deps.podLogs(ctx, resources, namespace, name);
@@ -172,7 +179,11 @@ export class ResourceHandler {
     const object = await resources.get(namespace, name);
     await loadPrinters();
     const includeObject = includeObjectParam(ctx.query.get('includeObject'));
-    return sendJson(ctx.res, 200, renderObject(rendering, resources.info, object, includeObject));
+    return sendJson(
+      ctx.res,
+      200,
+      renderObject(rendering, resources.info, object, includeObject, false, resources.custom?.printer),
+    );
   }
 
   private async list(ctx: RequestContext, resources: ResourceStore, namespace: string) {
@@ -191,7 +202,11 @@ export class ResourceHandler {
       ...(page.continue ? { continue: page.continue } : {}),
     };
     const includeObject = includeObjectParam(ctx.query.get('includeObject'));
-    return sendJson(ctx.res, 200, renderList(rendering, resources.info, page.items, metadata, includeObject));
+    return sendJson(
+      ctx.res,
+      200,
+      renderList(rendering, resources.info, page.items, metadata, includeObject, resources.custom?.printer),
+    );
   }
 
   private listOptions(ctx: RequestContext, resources: ResourceStore): ListOptions {
@@ -305,18 +320,20 @@ export class ResourceHandler {
       namespace,
       name,
       (current) => {
-        const scale = desiredScale(toScale(current));
+        const scale = desiredScale(scaleOf(resources, current));
         const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
         if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
           throw badRequest(
             `spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
           );
         }
+        const custom = resources.custom?.scale;
+        if (custom) return custom.withReplicas(current, replicas);
         return { ...current, spec: { ...(current.spec as object), replicas } };
       },
-      { dryRun },
+      { dryRun, subresource: resources.custom?.scale ? 'scale' : undefined },
     );
-    return sendJson(ctx.res, 200, toScale(updated));
+    return sendJson(ctx.res, 200, scaleOf(resources, updated));
   }
 
   /** pods/binding: assigns the pod to a node, once (the scheduler's write). */
@@ -377,6 +394,8 @@ export class ResourceHandler {
     const kind = this.bodyKind(resources, sub);
     const { object, json } = await readObjectBodyWithSource(ctx.req, kind);
     const texts = json ? validateFields(json, kind, mode) : [];
+    if (resources.custom && sub !== 'scale')
+      texts.push(...unknownFieldWarnings(resources.custom, object, mode));
     return { body: object, warnings: texts };
   }
 
@@ -492,6 +511,22 @@ function pinnedVersion(body: Buffer): string | undefined {
 function asStatusError(error: unknown): unknown {
   if (error instanceof PatchError) return new StatusError(error.code, error.reason, error.message);
   return error;
+}
+
+/** The Scale of a custom resource (from its CRD's paths) or of a built-in scalable object. */
+function scaleOf(resources: ResourceStore, object: KubeObject): KubeObject {
+  return resources.custom?.scale ? resources.custom.scale.toScale(object) : toScale(object);
+}
+
+/**
+ * fieldValidation for custom resources: the fields the schema prunes are a 400 under Strict and
+ * warnings under Warn, with the texts of kube-apiserver's unstructured decoding.
+ */
+function unknownFieldWarnings(custom: CustomResourceServing, object: KubeObject, mode: string): string[] {
+  if (mode === 'Ignore') return [];
+  const unknown = custom.unknownFields(object).map((path) => `unknown field "${path}"`);
+  if (unknown.length === 0 || mode !== 'Strict') return unknown;
+  throw badRequest(`strict decoding error: ${unknown.join(', ')}`);
 }
 
 /** The autoscaling/v1 Scale view of a scalable object. */

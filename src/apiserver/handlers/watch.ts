@@ -126,6 +126,7 @@ export async function serveWatch(
       JSON.parse(text) as KubeObject,
       request.includeObject,
       headersSent,
+      resources.custom?.printer,
     );
     headersSent = true;
     return `${JSON.stringify({ type, object })}\n`;

@@ -44,6 +44,8 @@ export interface PrintOptions {
   noHeaders?: boolean;
   /** The group/version of the Table and of PartialObjectMetadata rows. */
   metaGroupVersion?: MetaGroupVersion;
+  /** The printer of a kind not built in (a custom resource's printer columns). */
+  printer?: KindPrinter;
 }
 
 function printerOf(group: string, kind: string): { printer: KindPrinter; isDefault: boolean } {
@@ -100,7 +102,9 @@ export function printTable(
 ): Table {
   const now = options.now ?? new Date();
   const metaGroupVersion = options.metaGroupVersion ?? 'meta.k8s.io/v1';
-  const { printer, isDefault } = printerOf(group, kind);
+  const { printer, isDefault } = options.printer
+    ? { printer: options.printer, isDefault: false }
+    : printerOf(group, kind);
   const ordered = printer.order ? printer.order(objects) : objects;
   const rows = ordered.map((object): TableRow => {
     const row: TableRow = { cells: printer.row(object, now) };

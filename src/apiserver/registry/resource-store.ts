@@ -29,6 +29,7 @@ import {
   tooLargeResourceVersion,
   tooOldResourceVersion,
 } from '../status.js';
+import type { CustomResourceServing } from './custom-resource-serving.js';
 import {
   defaultGarbageCollectionPolicy,
   deletionFinalizersForGarbageCollection,
@@ -36,6 +37,18 @@ import {
 import { generateName, metaOf, newUid, specChanged, timestamp } from './object-meta.js';
 import { decodeStored, encodeForStorage, withResourceVersion } from './stored-object.js';
 import type { Strategy } from './strategy.js';
+
+/**
+ * How a resource whose stored form differs from its served form is read and written, beyond the
+ * built-in conversions: custom resources (apiVersion rewritten to the served or storage version,
+ * schema defaults applied on every read).
+ */
+export interface StorageCodec {
+  /** Whether the stored text is served as it is (only its resourceVersion spliced in). */
+  servesAsStored(stored: string): boolean;
+  fromStorage(object: KubeObject): KubeObject;
+  toStorage(object: KubeObject): KubeObject;
+}
 
 export interface WriteOptions {
   readonly dryRun?: boolean;
@@ -99,6 +112,7 @@ export class ResourceStore {
     readonly strategy: Strategy,
     private readonly store: Store,
     private readonly checkNamespace: NamespaceCheck,
+    private readonly codec?: StorageCodec,
   ) {
     this.groupResource = { group: info.group, resource: info.resource };
     // Versions that share storage (autoscaling v1/v2, core and events.k8s.io events) share keys.
@@ -113,6 +127,8 @@ export class ResourceStore {
   admission?: (object: KubeObject, old: KubeObject | undefined, user: UserInfo) => void;
   /** The admission chain: mutating plugins after defaulting, validating ones after validation. */
   admissionChain?: AdmissionChain;
+  /** Set for custom resources: what serving them needs beyond the generic flow. */
+  custom?: CustomResourceServing;
 
   private admissionAttributes(
     operation: AdmissionOperation,
@@ -139,6 +155,8 @@ export class ResourceStore {
 
   /** A stored object as this endpoint serves it (JSON text with its resourceVersion). */
   servedText(stored: string, revision: number): string {
+    if (this.codec && !this.codec.servesAsStored(stored))
+      return JSON.stringify(this.servedObject(stored, revision));
     if (!this.storageVersion) return withResourceVersion(stored, revision);
     return JSON.stringify(this.servedObject(stored, revision));
   }
@@ -146,6 +164,11 @@ export class ResourceStore {
   /** A stored object as this endpoint serves it, with its resourceVersion. */
   servedObject(stored: string, revision: number): KubeObject {
     const object = decodeStored(stored, revision);
+    if (this.codec) {
+      const served = this.codec.fromStorage(object);
+      metaOf(served).resourceVersion = String(revision);
+      return served;
+    }
     if (!this.storageVersion) return object;
     const served = convert(object, { group: this.info.group, version: this.info.version });
     metaOf(served).resourceVersion = String(revision);
@@ -154,6 +177,7 @@ export class ResourceStore {
 
   /** The text to store for an object in this endpoint's version. */
   private storedText(object: KubeObject): string {
+    if (this.codec) return encodeForStorage(this.codec.toStorage(object));
     return encodeForStorage(this.storageVersion ? convert(object, this.storageVersion) : object);
   }
 
@@ -564,9 +588,10 @@ export class ResourceStore {
         meta.deletionGracePeriodSeconds = grace;
         if (meta.generation !== undefined) meta.generation += 1;
       }
-      this.strategy.markDeleting(next);
       if (finalizers.length > 0) meta.finalizers = finalizers;
       else delete meta.finalizers;
+      // After the finalizers: a strategy may add its own (a CRD's cleanup finalizer).
+      this.strategy.markDeleting(next);
       const nextText = this.storedText(next);
       if (nextText === kv.value || options.dryRun) return { object: next, deleted: false };
       try {

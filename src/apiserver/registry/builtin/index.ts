@@ -1,5 +1,6 @@
 import type { ResourceInfo } from '../../../api/resources/types.js';
 import type { Store } from '../../../storage/index.js';
+import { crdStrategy } from '../../apiextensions/crd-strategy.js';
 import { makeStrategy, type Strategy } from '../strategy.js';
 import { rulesFor } from '../validation/index.js';
 import { certificateSigningRequestStrategy } from './certificate-signing-requests.js';
@@ -51,6 +52,7 @@ export function builtinStrategies(store: Store): BuiltinStrategies {
     '/Node': { prepareForCreate: () => {} },
     '/Pod': podStrategy,
     '/Service': serviceStrategy(allocator),
+    'apiextensions.k8s.io/CustomResourceDefinition': crdStrategy,
     'batch/Job': jobStrategy,
     'certificates.k8s.io/CertificateSigningRequest': certificateSigningRequestStrategy,
   };

@@ -1,0 +1,203 @@
+// What one served version of a CRD becomes: its ResourceInfo (discovery's facts), its strategy
+// (apiextensions-apiserver's customresource strategy and validator: schema, CEL rules, scale
+// replicas, status subresource), its storage codec (conversion `None`: only apiVersion changes;
+// defaults applied on every read) and its serving hooks (printer columns, scale).
+import { createHash } from 'node:crypto';
+import type { KubeObject } from '../../api/object.js';
+import type { ResourceInfo, SubresourceInfo } from '../../api/resources/types.js';
+import { type FieldError, fieldInvalid, fieldRequired } from '../../api/selectors/field-errors.js';
+import type { JSONSchemaProps } from '../../api/types/apiextensions-v1.generated.js';
+import { compileSchemaValidations, type SchemaValidationRules } from '../cel/index.js';
+import type { CustomResourceServing } from '../registry/custom-resource-serving.js';
+import type { StorageCodec } from '../registry/resource-store.js';
+import { makeStrategy, type Strategy } from '../registry/strategy.js';
+import { isJsonObject, stringOf } from '../registry/validation/json.js';
+import { nameIsDnsSubdomain } from '../registry/validation/names.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
+import { acceptedNames, type CrdVersion, crdSpec } from './crd-object.js';
+import { customResourcePrinter } from './printer-columns.js';
+import { scaleAdapter } from './scale.js';
+import { applyDefaults, pruneUnknownFields, validateCustomResource } from './schema/index.js';
+import { selectableFieldValues } from './selectable-fields.js';
+
+const ALL_VERBS = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+] as const;
+const GET_PATCH_UPDATE = ['get', 'patch', 'update'] as const;
+const MAX_INT32 = 2147483647;
+
+export interface ServedVersion {
+  readonly info: ResourceInfo;
+  readonly strategy: Strategy;
+  readonly codec: StorageCodec;
+  readonly serving: Omit<CustomResourceServing, 'terminating'>;
+}
+
+/** discovery.StorageVersionHash: the first 8 bytes of SHA-256 over group/version/kind, base64. */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256')
+    .update(`${group}/${version}/${kind}`)
+    .digest()
+    .subarray(0, 8)
+    .toString('base64');
+}
+
+function hasDefaults(schema: JSONSchemaProps | undefined): boolean {
+  return schema !== undefined && JSON.stringify(schema).includes('"default":');
+}
+
+function apiVersion(group: string, version: string): string {
+  return `${group}/${version}`;
+}
+
+/** ValidateTypeMeta of the customresource validator. */
+function typeMetaErrors(object: KubeObject, kind: string, groupVersion: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!object.kind) errors.push(fieldRequired('kind', ''));
+  else if (object.kind !== kind) errors.push(fieldInvalid('kind', object.kind, `must be ${kind}`));
+  if (!object.apiVersion) errors.push(fieldRequired('apiVersion', ''));
+  else if (object.apiVersion !== groupVersion)
+    errors.push(fieldInvalid('apiVersion', object.apiVersion, `must be ${groupVersion}`));
+  return errors;
+}
+
+function nestedValue(object: unknown, jsonPath: string): { found: boolean; value: unknown } {
+  let current = object;
+  for (const part of jsonPath.slice(1).split('.')) {
+    if (!isJsonObject(current) || !(part in current)) return { found: false, value: undefined };
+    current = current[part];
+  }
+  return { found: true, value: current };
+}
+
+/** ValidateScaleSpec / ValidateScaleStatus: the replicas at the CRD's paths must be int32 values. */
+function replicasErrors(object: KubeObject, jsonPath: string): FieldError[] {
+  if (jsonPath === '') return [];
+  const { found, value } = nestedValue(object, jsonPath);
+  if (!found) return [];
+  const field = jsonPath.slice(1);
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    const type = typeof value === 'number' ? 'float64' : typeof value === 'string' ? 'string' : typeof value;
+    return [
+      fieldInvalid(
+        field,
+        value ?? null,
+        `${jsonPath} accessor error: ${JSON.stringify(value)} is of the type ${type}, expected int64`,
+      ),
+    ];
+  }
+  if (value < 0) return [fieldInvalid(field, value, 'should be a non-negative integer')];
+  if (value > MAX_INT32) return [fieldInvalid(field, value, `should be less than or equal to ${MAX_INT32}`)];
+  return [];
+}
+
+/** The served version `version` of `crd`, named by the CRD's accepted names. */
+export function servedVersion(crd: KubeObject, version: CrdVersion): ServedVersion {
+  const spec = crdSpec(crd);
+  const names = acceptedNames(crd);
+  const storage = spec.versions.find((v) => v.storage) ?? version;
+  const subresources = version.subresources ?? {};
+  const hasStatus = isJsonObject(subresources.status);
+  const scale = isJsonObject(subresources.scale) ? subresources.scale : undefined;
+  const subresourceInfos: SubresourceInfo[] = [];
+  if (scale) {
+    subresourceInfos.push({
+      name: 'scale',
+      kind: 'Scale',
+      verbs: GET_PATCH_UPDATE,
+      group: 'autoscaling',
+      version: 'v1',
+    });
+  }
+  if (hasStatus) subresourceInfos.push({ name: 'status', kind: names.kind, verbs: GET_PATCH_UPDATE });
+  const info: ResourceInfo = {
+    group: spec.group,
+    version: version.name,
+    resource: names.plural,
+    singularName: names.singular,
+    kind: names.kind,
+    namespaced: spec.namespaced,
+    verbs: ALL_VERBS,
+    shortNames: names.shortNames,
+    categories: names.categories,
+    subresources: subresourceInfos,
+    storageVersionHash: storageVersionHash(spec.group, storage.name, names.kind),
+  };
+  const schema = version.schema;
+  const rules: SchemaValidationRules | undefined = schema
+    ? compileSchemaValidations(schema, 'openAPIV3Schema').rules
+    : undefined;
+  const servedApiVersion = apiVersion(spec.group, version.name);
+  const storageApiVersion = apiVersion(spec.group, storage.name);
+  const specReplicasPath = scale ? stringOf(scale.specReplicasPath) : '';
+  const statusReplicasPath = scale ? stringOf(scale.statusReplicasPath) : '';
+  const selectable = version.selectableFields.map((field) => stringOf(field.jsonPath));
+  const prune = (object: KubeObject): string[] => (schema ? pruneUnknownFields(schema, object) : []);
+  const schemaErrors = (object: KubeObject, old: KubeObject | undefined): FieldError[] => {
+    if (!schema) return [];
+    const errors = validateCustomResource(schema, object);
+    // CEL rules run only on an object that passed the schema (hasBlockingErr).
+    if (errors.length > 0 || !rules) return errors;
+    return rules.validate(object, old);
+  };
+  const strategy = makeStrategy(info, {
+    tracksGeneration: true,
+    defaults(object) {
+      prune(object);
+      if (schema) applyDefaults(schema, object);
+    },
+    validateCreate(object) {
+      const typeErrors = typeMetaErrors(object, names.kind, servedApiVersion);
+      if (typeErrors.length > 0) return typeErrors;
+      return [
+        ...validateObjectMeta(object.metadata, {
+          namespaced: spec.namespaced,
+          name: nameIsDnsSubdomain,
+          coreFinalizers: false,
+        }),
+        ...schemaErrors(object, undefined),
+        ...replicasErrors(object, specReplicasPath),
+        ...replicasErrors(object, statusReplicasPath),
+      ];
+    },
+    validateUpdate(object, old, subresource) {
+      const typeErrors = typeMetaErrors(object, names.kind, servedApiVersion);
+      if (typeErrors.length > 0) return typeErrors;
+      return [
+        ...validateObjectMetaUpdate(object.metadata, old.metadata, 'metadata', false),
+        ...schemaErrors(object, old),
+        ...(subresource === 'status' ? [] : replicasErrors(object, specReplicasPath)),
+        ...replicasErrors(object, statusReplicasPath),
+      ];
+    },
+    selectableFields: (object) => selectableFieldValues(selectable, object),
+  });
+  const codec: StorageCodec = {
+    servesAsStored: hasDefaults(schema)
+      ? () => false
+      : (stored) => stored.startsWith(`{"apiVersion":${JSON.stringify(servedApiVersion)},`),
+    fromStorage(object) {
+      object.apiVersion = servedApiVersion;
+      if (schema) applyDefaults(schema, object);
+      return object;
+    },
+    toStorage: (object) => ({ ...object, apiVersion: storageApiVersion }),
+  };
+  return {
+    info,
+    strategy,
+    codec,
+    serving: {
+      printer: customResourcePrinter(version.columns),
+      ...(scale ? { scale: scaleAdapter(scale) } : {}),
+      unknownFields: (object) => prune(structuredClone(object)),
+    },
+  };
+}

@@ -1,0 +1,21 @@
+// What the generic handler needs beyond a ResourceStore to serve a custom resource: its Table
+// printer, its scale subresource, the fields its schema prunes (for fieldValidation) and whether its
+// CRD is terminating. apiextensions-apiserver's crdHandler keeps the same per-version facts.
+import type { KubeObject } from '../../api/object.js';
+import type { KindPrinter } from '../printers/types.js';
+
+/** The autoscaling/v1 Scale view of an object whose replicas live at CRD-given paths. */
+export interface ScaleAdapter {
+  toScale(object: KubeObject): KubeObject;
+  /** The object with the Scale's desired replicas written to specReplicasPath. */
+  withReplicas(object: KubeObject, replicas: number): KubeObject;
+}
+
+export interface CustomResourceServing {
+  readonly printer: KindPrinter;
+  readonly scale?: ScaleAdapter;
+  /** The paths of the fields the schema would prune from a request body (`spec.foo`). */
+  unknownFields(object: KubeObject): string[];
+  /** Creates are refused while the CRD is being deleted. */
+  terminating(): boolean;
+}
