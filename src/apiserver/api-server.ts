@@ -313,8 +313,8 @@ export class ApiServer {
       // Discovery and OpenAPI load on first use: they are large and /readyz does not need them.
       const { serveDiscovery } = await import('./handlers/discovery-handler.js');
       const table = this.customResources.table();
-      if (!serveDiscovery(ctx, this.options.serverAddress?.() ?? '127.0.0.1:6443', table))
-        throw pathNotFound();
+      const address = this.options.serverAddress?.() ?? '127.0.0.1:6443';
+      if (!serveDiscovery(ctx, address, table, this.customResources.schemas())) throw pathNotFound();
     };
     run()
       .catch((error: unknown) => this.fail(res, error))

@@ -3,12 +3,15 @@
 // API server's resource table, and the discovery table (built-ins plus these) rebuilt on change.
 import type { KubeObject } from '../../api/object.js';
 import type { GroupInfo, ResourceInfo } from '../../api/resources/types.js';
+import type { JSONSchemaProps } from '../../api/types/apiextensions-v1.generated.js';
 import type { Store } from '../../storage/index.js';
 import { compareKubeAwareVersions } from '../discovery/group-order.js';
 import { BUILTIN_TABLE, type ResourceTable } from '../discovery/table.js';
+import type { SchemaSource } from '../openapi/schema-source.js';
 import { type NamespaceCheck, ResourceStore } from '../registry/resource-store.js';
 import { conditionTrue, crdSpec } from './crd-object.js';
 import { servedVersion } from './custom-resource.js';
+import { customResourceSchemas } from './openapi.js';
 
 /** The APIService priorities apiextensions-apiserver's CRD registration gives every CRD group-version. */
 const CRD_GROUP_PRIORITY = 1000;
@@ -25,12 +28,14 @@ interface ServedCrd {
   /** The stored text the stores were built from: an unchanged CRD keeps them. */
   readonly text: string;
   readonly stores: ResourceStore[];
+  readonly schemas: { readonly info: ResourceInfo; readonly schema: JSONSchemaProps | undefined }[];
   terminating: boolean;
 }
 
 export class CustomResourceRegistry {
   private readonly served = new Map<string, ServedCrd>();
   private cachedTable?: ResourceTable;
+  private cachedSchemas?: SchemaSource;
   private readonly listeners = new Set<() => void>();
 
   constructor(
@@ -49,7 +54,12 @@ export class CustomResourceRegistry {
     if (current) for (const store of current.stores) this.registrar.unregister(store.info);
     this.served.delete(name);
     if (servable) {
-      const entry: ServedCrd = { text, stores: [], terminating: conditionTrue(crd, 'Terminating') };
+      const entry: ServedCrd = {
+        text,
+        stores: [],
+        schemas: [],
+        terminating: conditionTrue(crd, 'Terminating'),
+      };
       for (const version of crdSpec(crd).versions) {
         if (!version.served) continue;
         const { info, strategy, codec, serving } = servedVersion(crd, version);
@@ -58,10 +68,12 @@ export class CustomResourceRegistry {
         this.registrar.prepare(resourceStore);
         this.registrar.register(info, resourceStore);
         entry.stores.push(resourceStore);
+        entry.schemas.push({ info, schema: version.schema });
       }
       this.served.set(name, entry);
     }
     this.cachedTable = undefined;
+    this.cachedSchemas = undefined;
     for (const listener of this.listeners) listener();
   }
 
@@ -82,6 +94,12 @@ export class CustomResourceRegistry {
   table(): ResourceTable {
     this.cachedTable ??= this.buildTable();
     return this.cachedTable;
+  }
+
+  /** The OpenAPI definitions of built-ins and custom resources, for the OpenAPI documents. */
+  schemas(): SchemaSource {
+    this.cachedSchemas ??= customResourceSchemas([...this.served.values()].flatMap((entry) => entry.schemas));
+    return this.cachedSchemas;
   }
 
   private buildTable(): ResourceTable {

@@ -17,6 +17,7 @@ import {
   OPENAPI_V2_JSON_CONTENT_TYPE,
   OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
 } from '../openapi/protobuf/negotiate.js';
+import type { SchemaSource } from '../openapi/schema-source.js';
 import { notAcceptable } from '../status.js';
 
 /**
@@ -27,6 +28,7 @@ export function serveDiscovery(
   ctx: RequestContext,
   serverAddress: string,
   table: ResourceTable = BUILTIN_TABLE,
+  schemas?: SchemaSource,
 ): boolean {
   const path = ctx.path.replace(/\/+$/, '') || '/';
   const parts = path.split('/').filter((p) => p !== '');
@@ -62,7 +64,7 @@ export function serveDiscovery(
     // JSON, or the gnostic protobuf encoding kubectl asks for; both carry the JSON's ETag.
     const encoding = negotiateOpenAPIV2(ctx.headers.accept);
     if (!encoding) throw notAcceptable([OPENAPI_V2_JSON_CONTENT_TYPE, OPENAPI_V2_PROTOBUF_CONTENT_TYPE]);
-    const json = openAPIDocuments().v2();
+    const json = openAPIDocuments(table, schemas).v2();
     const document = encoding === 'json' ? json : openAPIV2Protobuf(json);
     const headers = {
       'content-type': encoding === 'json' ? OPENAPI_V2_JSON_CONTENT_TYPE : OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
@@ -79,11 +81,15 @@ export function serveDiscovery(
     return true;
   }
   if (path === '/openapi/v3') {
-    sendJsonText(ctx.res, 200, openAPIDocuments().v3Index().body.toString('utf8'));
+    sendJsonText(ctx.res, 200, openAPIDocuments(table, schemas).v3Index().body.toString('utf8'));
     return true;
   }
   if (parts[0] === 'openapi' && parts[1] === 'v3' && parts.length > 2) {
-    const answer = answerV3(openAPIDocuments(), parts.slice(2).join('/'), ctx.query.get('hash'));
+    const answer = answerV3(
+      openAPIDocuments(table, schemas),
+      parts.slice(2).join('/'),
+      ctx.query.get('hash'),
+    );
     if (!answer) return false;
     if (answer.kind === 'redirect') {
       ctx.res.writeHead(301, { location: answer.location });

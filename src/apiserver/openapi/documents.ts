@@ -79,10 +79,13 @@ export class OpenAPIDocuments {
 const byTable = new WeakMap<ResourceTable, OpenAPIDocuments>();
 
 /** The documents of `table`, built on first use and kept for as long as the table object lives. */
-export function openAPIDocuments(table: ResourceTable = BUILTIN_TABLE): OpenAPIDocuments {
+export function openAPIDocuments(
+  table: ResourceTable = BUILTIN_TABLE,
+  schemas: SchemaSource = BUILTIN_SCHEMAS,
+): OpenAPIDocuments {
   let documents = byTable.get(table);
   if (!documents) {
-    documents = new OpenAPIDocuments(table);
+    documents = new OpenAPIDocuments(table, schemas);
     byTable.set(table, documents);
   }
   return documents;
