@@ -19,6 +19,9 @@ function builtin(group: string, version: string, resource: string): ResourceRef 
   return ref;
 }
 
+/** apiextensions.k8s.io/v1: what controllers read to act on custom resources too. */
+export const CUSTOM_RESOURCE_DEFINITIONS = builtin('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+
 // core/v1
 export const PODS = builtin('', 'v1', 'pods');
 export const NODES = builtin('', 'v1', 'nodes');

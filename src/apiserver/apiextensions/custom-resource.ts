@@ -197,6 +197,14 @@ export function servedVersion(crd: KubeObject, version: CrdVersion): ServedVersi
     serving: {
       printer: customResourcePrinter(version.columns),
       ...(scale ? { scale: scaleAdapter(scale) } : {}),
+      ...(version.raw.deprecated === true
+        ? {
+            deprecationWarning:
+              typeof version.raw.deprecationWarning === 'string'
+                ? version.raw.deprecationWarning
+                : `${spec.group}/${version.name} ${names.kind} is deprecated`,
+          }
+        : {}),
       unknownFields: (object) => prune(structuredClone(object)),
     },
   };

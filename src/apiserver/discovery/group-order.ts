@@ -4,6 +4,7 @@
 // comes first in both.
 
 import type { GroupInfo } from '../../api/resources/types.js';
+import { compareKubeAwareVersions } from '../../api/resources/versions.js';
 import { type ResourceTable, servedVersions } from './table.js';
 
 /** A group of /apis with its served versions in the order discovery lists them. */
@@ -12,30 +13,7 @@ export interface OrderedGroup {
   readonly versions: readonly string[];
 }
 
-const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
-
-function stability(kind: string | undefined): number {
-  return kind === undefined ? 2 : kind === 'beta' ? 1 : 0;
-}
-
-/**
- * Negative when `a` sorts before `b`: Kubernetes-style versions (`v2` before `v1` before `v1beta2`
- * before `v1alpha1`) come first, anything else after them in string order.
- */
-export function compareKubeAwareVersions(a: string, b: string): number {
-  const ma = KUBE_VERSION.exec(a);
-  const mb = KUBE_VERSION.exec(b);
-  if (!ma || !mb) {
-    if (ma) return -1;
-    if (mb) return 1;
-    return a < b ? -1 : a > b ? 1 : 0;
-  }
-  const byStability = stability(mb[2]) - stability(ma[2]);
-  if (byStability !== 0) return byStability;
-  const byMajor = Number(mb[1]) - Number(ma[1]);
-  if (byMajor !== 0) return byMajor;
-  return Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
-}
+export { compareKubeAwareVersions };
 
 function orderVersions(table: ResourceTable, group: GroupInfo): string[] {
   const versions = servedVersions(table, group);

@@ -75,7 +75,8 @@ export class ResourceHandler {
     if (info.namespaced && namespace === '' && !['list', 'watch'].includes(request.verb))
       throw notFoundPath();
     const dryRun = dryRunOf(ctx.query);
-    const deprecation = deprecationWarning(info.group, info.version, info.resource);
+    const deprecation =
+      resources.custom?.deprecationWarning ?? deprecationWarning(info.group, info.version, info.resource);
     if (deprecation) ctx.res.setHeader('warning', warningHeaders([deprecation]).warning!);
 
     switch (request.verb) {

@@ -14,6 +14,8 @@ export interface ScaleAdapter {
 export interface CustomResourceServing {
   readonly printer: KindPrinter;
   readonly scale?: ScaleAdapter;
+  /** The warning every request to a deprecated version carries. */
+  readonly deprecationWarning?: string;
   /** The paths of the fields the schema would prune from a request body (`spec.foo`). */
   unknownFields(object: KubeObject): string[];
   /** Creates are refused while the CRD is being deleted. */

@@ -2,11 +2,14 @@
 // gone, deletes the dependents of owners deleted in the foreground before letting the owner go,
 // and strips the references to owners deleted with orphaning. The graph builder feeds two
 // queues of uids; workers act on them through the API as `generic-garbage-collector`.
+
+import { servedCustomResources } from '../../api/resources/custom-resources.js';
 import type { OwnerReference } from '../../api/types/meta-v1.generated.js';
 import type { HandlerRegistration } from '../../client/informers/index.js';
 import { waitForCacheSync } from '../../client/informers/index.js';
+import { CUSTOM_RESOURCE_DEFINITIONS } from '../../client/resources.js';
 import { isNotFound } from '../../client/rest/index.js';
-import type { ApiObject } from '../../client/types.js';
+import type { ApiObject, ResourceRef } from '../../client/types.js';
 import { RateLimitingQueue } from '../../client/workqueue/index.js';
 import type { ControllerContext, ControllerDescriptor, RunnableController } from '../context.js';
 import type { GraphNode } from './graph.js';
@@ -22,7 +25,7 @@ import {
   unblockOwnerReferencesMergePatch,
   unblockOwnerReferencesStrategicMergePatch,
 } from './operations.js';
-import { deletableResources } from './resources.js';
+import { addCustomResourceMapping, deletableResources } from './resources.js';
 
 export const SERVICE_ACCOUNT = 'generic-garbage-collector';
 const EVENT_COMPONENT = 'garbage-collector-controller';
@@ -72,11 +75,35 @@ export class GarbageCollector implements RunnableController {
       { attemptToDelete: this.attemptToDelete, attemptToOrphan: this.attemptToOrphan },
       context.recorderFor(SERVICE_ACCOUNT, EVENT_COMPONENT),
     );
+    this.context = context;
     // One monitor per deletable resource, on the manager's shared informers.
-    for (const ref of deletableResources()) {
-      const informer = context.informers.informerFor<ApiObject>(ref);
-      this.registrations.push(informer.addEventHandler(this.builder.handlerFor(ref)));
-    }
+    for (const ref of deletableResources()) this.monitor(ref);
+    // Custom resources are monitored once their CRD is established (upstream resyncs its monitors
+    // with discovery), and their kinds join the REST mapping.
+    context.informers.informerFor<ApiObject>(CUSTOM_RESOURCE_DEFINITIONS).addEventHandler({
+      onAdd: (crd) => this.monitorCustomResources(crd),
+      onUpdate: (_old, crd) => this.monitorCustomResources(crd),
+    });
+  }
+
+  private readonly context: ControllerContext;
+  private readonly monitored = new Set<string>();
+  private signal?: AbortSignal;
+
+  private monitor(ref: ResourceRef): void {
+    const id = `${ref.group}/${ref.resource}`;
+    if (this.monitored.has(id)) return;
+    this.monitored.add(id);
+    const informer = this.context.informers.informerFor<ApiObject>(ref);
+    this.registrations.push(informer.addEventHandler(this.builder.handlerFor(ref)));
+    // Asked for while running: start it now (the factory starts only informers not running yet).
+    if (this.signal && !this.signal.aborted) this.context.informers.start(this.signal);
+  }
+
+  private monitorCustomResources(crd: ApiObject): void {
+    const refs = servedCustomResources(crd);
+    for (const ref of refs) addCustomResourceMapping(ref);
+    if (refs[0]) this.monitor(refs[0]);
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -85,6 +112,7 @@ export class GarbageCollector implements RunnableController {
       this.attemptToOrphan.shutDown();
     };
     if (signal.aborted) return stop();
+    this.signal = signal;
     signal.addEventListener('abort', stop, { once: true });
     const synced = await waitForCacheSync(
       AbortSignal.any([signal, AbortSignal.timeout(this.initialSyncTimeoutMs)]),

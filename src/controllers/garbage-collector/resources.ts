@@ -57,6 +57,11 @@ for (const info of BUILTIN_RESOURCES) {
   if (!byVersionKind.has(key)) byVersionKind.set(key, refOf(info));
 }
 
+/** Maps a custom resource's apiVersion and kind too (the REST mapper learns them from discovery). */
+export function addCustomResourceMapping(ref: ResourceRef): void {
+  byVersionKind.set(`${apiVersionOf(ref)}\u0000${ref.kind}`, Object.freeze({ ...ref }));
+}
+
 /** The resource serving `kind` in exactly `apiVersion`; throws RestMappingError when none does. */
 export function resourceFor(apiVersion: string, kind: string): ResourceRef {
   const parsed = parseApiVersion(apiVersion);

@@ -2,6 +2,7 @@
 // deleted, in its group's preferred version (discovery's ServerPreferredNamespacedResources, then
 // filtered to those supporting `delete`), with whether it can be listed and collection-deleted.
 import { BUILTIN_RESOURCES } from '../../api/resources/builtin.js';
+import { preferredCustomResource } from '../../api/resources/custom-resources.js';
 import type { ResourceInfo } from '../../api/resources/types.js';
 import type { ResourceRef } from '../../client/types.js';
 
@@ -11,6 +12,14 @@ export interface DeletableResource {
   readonly list: boolean;
   /** `deletecollection` is served; otherwise objects are listed and deleted one by one. */
   readonly deleteCollection: boolean;
+}
+
+/** The namespaced custom resources the established CRDs among `crds` serve, as discovery lists them. */
+export function deletableCustomResources(crds: readonly unknown[]): DeletableResource[] {
+  return crds.flatMap((crd) => {
+    const ref = preferredCustomResource(crd);
+    return ref?.namespaced ? [{ ref, list: true, deleteCollection: true }] : [];
+  });
 }
 
 /**

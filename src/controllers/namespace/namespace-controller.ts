@@ -2,7 +2,7 @@
 // emptying it and releasing its `kubernetes` finalizer (see namespaced-resources-deleter.ts).
 import type { Namespace } from '../../api/types/core-v1.generated.js';
 import { Controller, type SyncResult } from '../../client/controller.js';
-import { NAMESPACES } from '../../client/resources.js';
+import { CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES } from '../../client/resources.js';
 import {
   BucketRateLimiter,
   ItemExponentialFailureRateLimiter,
@@ -10,7 +10,11 @@ import {
   RateLimitingQueue,
 } from '../../client/workqueue/index.js';
 import type { ControllerContext, ControllerDescriptor } from '../context.js';
-import { type DeletableResource, deletableNamespacedResources } from './deletable-resources.js';
+import {
+  type DeletableResource,
+  deletableCustomResources,
+  deletableNamespacedResources,
+} from './deletable-resources.js';
 import { NamespacedResourcesDeleter, ResourcesRemainingError } from './namespaced-resources-deleter.js';
 
 const SERVICE_ACCOUNT = 'namespace-controller';
@@ -38,10 +42,14 @@ export class NamespaceController {
   readonly controller: Controller;
   private readonly deleter: NamespacedResourcesDeleter;
 
-  constructor(
-    context: ControllerContext,
-    resources: () => readonly DeletableResource[] = memoized(deletableNamespacedResources),
-  ) {
+  constructor(context: ControllerContext, resources?: () => readonly DeletableResource[]) {
+    // Built-ins, plus the custom resources of the CRDs established at each pass (upstream
+    // rediscovers the server's resources on every sync).
+    if (!resources) {
+      const builtins = memoized(deletableNamespacedResources);
+      const crds = context.informers.listerFor(CUSTOM_RESOURCE_DEFINITIONS);
+      resources = () => [...builtins(), ...deletableCustomResources(crds.list())];
+    }
     this.deleter = new NamespacedResourcesDeleter({ client: context.clientFor(SERVICE_ACCOUNT), resources });
     this.controller = new Controller({
       name: 'namespace',

@@ -74,7 +74,13 @@ function widgetCrd(overrides: Record<string, unknown> = {}) {
           ],
           selectableFields: [{ jsonPath: '.spec.color' }],
         },
-        { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: WIDGET_SCHEMA } },
+        {
+          name: 'v1beta1',
+          served: true,
+          storage: false,
+          deprecated: true,
+          schema: { openAPIV3Schema: WIDGET_SCHEMA },
+        },
       ],
       ...overrides,
     },
@@ -201,6 +207,7 @@ describe('serving a CustomResourceDefinition', () => {
     expect((body.metadata as { generation: number }).generation).toBe(1);
     const beta = await call('GET', '/apis/example.com/v1beta1/namespaces/default/widgets/one');
     expect(beta.status).toBe(200);
+    expect(beta.headers.warning).toBe('299 - "example.com/v1beta1 Widget is deprecated"');
     expect(beta.json().apiVersion).toBe('example.com/v1beta1');
     const viaBeta = await call(
       'POST',
@@ -347,6 +354,36 @@ describe('serving a CustomResourceDefinition', () => {
     });
     const group = (await call('GET', '/apis/example.com')).json();
     expect(group.preferredVersion).toEqual({ groupVersion: 'example.com/v1', version: 'v1' });
+  });
+});
+
+describe('custom resources and the controllers', () => {
+  it('garbage-collects the dependents of a deleted custom resource', async () => {
+    const owner = (await call('POST', WIDGETS, widget('owner'))).json() as { metadata: { uid: string } };
+    const dependent = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'owned',
+        ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'owner', uid: owner.metadata.uid }],
+      },
+    };
+    expect((await call('POST', '/api/v1/namespaces/default/configmaps', dependent)).status).toBe(201);
+    expect((await call('DELETE', `${WIDGETS}/owner`)).status).toBe(200);
+    await eventually(async () =>
+      (await call('GET', '/api/v1/namespaces/default/configmaps/owned')).status === 404 ? true : undefined,
+    );
+  });
+
+  it('empties a namespace of its custom resources when it is deleted', async () => {
+    await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } });
+    const path = '/apis/example.com/v1/namespaces/doomed/widgets';
+    expect((await call('POST', path, widget('inside'))).status).toBe(201);
+    expect((await call('DELETE', '/api/v1/namespaces/doomed')).status).toBe(200);
+    await eventually(async () =>
+      (await call('GET', '/api/v1/namespaces/doomed')).status === 404 ? true : undefined,
+    );
+    expect((await call('GET', `${path}/inside`)).status).toBe(404);
   });
 });
 
