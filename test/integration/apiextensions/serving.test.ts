@@ -365,7 +365,9 @@ describe('custom resources and the controllers', () => {
       kind: 'ConfigMap',
       metadata: {
         name: 'owned',
-        ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'owner', uid: owner.metadata.uid }],
+        ownerReferences: [
+          { apiVersion: 'example.com/v1', kind: 'Widget', name: 'owner', uid: owner.metadata.uid },
+        ],
       },
     };
     expect((await call('POST', '/api/v1/namespaces/default/configmaps', dependent)).status).toBe(201);
@@ -376,7 +378,11 @@ describe('custom resources and the controllers', () => {
   });
 
   it('empties a namespace of its custom resources when it is deleted', async () => {
-    await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } });
+    await call('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'doomed' },
+    });
     const path = '/apis/example.com/v1/namespaces/doomed/widgets';
     expect((await call('POST', path, widget('inside'))).status).toBe(201);
     expect((await call('DELETE', '/api/v1/namespaces/doomed')).status).toBe(200);
