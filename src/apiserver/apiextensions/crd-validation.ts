@@ -263,7 +263,7 @@ function validateStatus(crd: KubeObject): FieldError[] {
   if (stored.length === 0)
     return [
       ...errors,
-      fieldInvalid(path, new GoRendered('[]string{}'), 'must have at least one stored version'),
+      fieldInvalid(path, new GoRendered('[]string(nil)'), 'must have at least one stored version'),
     ];
   const remaining = new Map(stored.map((v, i) => [v, i]));
   for (const version of crdSpec(crd).versions) {

@@ -155,6 +155,9 @@ export async function serveWatch(
     initial += bookmark(startRevision, { 'k8s.io/initial-events-end': 'true' });
   }
   if (initial !== '') res.write(initial);
+  // An empty watch still answers at once, as kube-apiserver flushes after its headers: HTTP/1.1
+  // clients (client-node) wait for the response before they count the watch as started.
+  else (ctx.res as { flushHeaders?: () => void }).flushHeaders?.();
 
   const timeoutMs =
     request.timeoutSeconds !== undefined
