@@ -429,7 +429,76 @@ describe('naming conflicts', () => {
   });
 });
 
+describe('changing the storage version', () => {
+  it('records every version ever stored, and reads objects of either through both', async () => {
+    const current = (await call('GET', `${CRDS}/widgets.example.com`)).json() as {
+      spec: { versions: { name: string; storage: boolean }[] };
+    };
+    for (const version of current.spec.versions) version.storage = version.name === 'v1beta1';
+    const updated = await call('PUT', `${CRDS}/widgets.example.com`, current);
+    expect(updated.status).toBe(200);
+    expect((updated.json().status as { storedVersions: string[] }).storedVersions).toEqual(['v1', 'v1beta1']);
+    await eventually(async () => {
+      const created = await call('POST', WIDGETS, widget('stored-beta'));
+      return created.status === 201 ? created : undefined;
+    });
+    const read = (await call('GET', `${WIDGETS}/stored-beta`)).json();
+    expect(read.apiVersion).toBe('example.com/v1');
+    const removed = updated.json() as typeof current;
+    removed.spec.versions = removed.spec.versions.filter((version) => version.name === 'v1beta1');
+    const refused = await call('PUT', `${CRDS}/widgets.example.com`, removed);
+    expect(refused.status).toBe(422);
+    expect(refused.json().message).toContain(
+      'status.storedVersions[0]: Invalid value: "v1": must appear in spec.versions',
+    );
+  });
+});
+
 describe('deleting a CustomResourceDefinition', () => {
+  it('refuses creates while it terminates, and waits for instances held by finalizers', async () => {
+    const crd = widgetCrd();
+    (crd.metadata as { name: string }).name = 'gears.parts.example.com';
+    Object.assign(crd.spec, { group: 'parts.example.com', names: { plural: 'gears', kind: 'Gear' } });
+    (crd.spec as { versions: unknown[] }).versions.pop();
+    for (const version of (crd.spec as { versions: Record<string, unknown>[] }).versions)
+      delete version.selectableFields;
+    expect((await call('POST', CRDS, crd)).status).toBe(201);
+    await established('gears.parts.example.com');
+    const path = '/apis/parts.example.com/v1/namespaces/default/gears';
+    const held = {
+      apiVersion: 'parts.example.com/v1',
+      kind: 'Gear',
+      metadata: { name: 'held', finalizers: ['example.com/hold'] },
+      spec: {},
+    };
+    expect((await call('POST', path, held)).status).toBe(201);
+    expect((await call('DELETE', `${CRDS}/gears.parts.example.com`)).status).toBe(200);
+    const terminating = await eventually(async () => {
+      const body = (await call('GET', `${CRDS}/gears.parts.example.com`)).json();
+      const conditions = (body.status as { conditions: Record<string, string>[] }).conditions;
+      const condition = conditions.find((c) => c.type === 'Terminating');
+      return condition?.reason === 'InstanceDeletionInProgress' ? condition : undefined;
+    });
+    expect(terminating).toMatchObject({ status: 'True', message: 'CustomResource deletion is in progress' });
+    const refused = await call('POST', path, { ...held, metadata: { name: 'late' } });
+    expect(refused.status).toBe(405);
+    expect(refused.json()).toMatchObject({
+      reason: 'MethodNotAllowed',
+      message: 'create not allowed while custom resource definition is terminating',
+    });
+    await call(
+      'PATCH',
+      `${path}/held`,
+      { metadata: { finalizers: null } },
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
+    await eventually(async () =>
+      (await call('GET', `${CRDS}/gears.parts.example.com`)).status === 404 ? true : undefined,
+    );
+  });
+
   it('deletes its instances first, then goes', async () => {
     const crd = widgetCrd();
     (crd.metadata as { name: string }).name = 'sprockets.parts.example.com';
