@@ -11,9 +11,10 @@ import { compileSchemaValidations, type SchemaValidationRules } from '../cel/ind
 import type { CustomResourceServing } from '../registry/custom-resource-serving.js';
 import type { StorageCodec } from '../registry/resource-store.js';
 import { makeStrategy, type Strategy } from '../registry/strategy.js';
-import { isJsonObject, stringOf } from '../registry/validation/json.js';
+import { fieldsOf, isJsonObject, stringOf } from '../registry/validation/json.js';
 import { nameIsDnsSubdomain } from '../registry/validation/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
+import { customResourceConverter } from './conversion.js';
 import { acceptedNames, type CrdVersion, crdSpec } from './crd-object.js';
 import { customResourcePrinter } from './printer-columns.js';
 import { scaleAdapter } from './scale.js';
@@ -135,6 +136,7 @@ export function servedVersion(crd: KubeObject, version: CrdVersion): ServedVersi
     ? compileSchemaValidations(schema, 'openAPIV3Schema').rules
     : undefined;
   const servedApiVersion = apiVersion(spec.group, version.name);
+  const convert = customResourceConverter(stringOf(fieldsOf(spec.raw.conversion).strategy), names.kind);
   const storageApiVersion = apiVersion(spec.group, storage.name);
   const specReplicasPath = scale ? stringOf(scale.specReplicasPath) : '';
   const statusReplicasPath = scale ? stringOf(scale.statusReplicasPath) : '';
@@ -184,11 +186,11 @@ export function servedVersion(crd: KubeObject, version: CrdVersion): ServedVersi
       ? () => false
       : (stored) => stored.startsWith(`{"apiVersion":${JSON.stringify(servedApiVersion)},`),
     fromStorage(object) {
-      object.apiVersion = servedApiVersion;
-      if (schema) applyDefaults(schema, object);
-      return object;
+      const served = convert(object, servedApiVersion);
+      if (schema) applyDefaults(schema, served);
+      return served;
     },
-    toStorage: (object) => ({ ...object, apiVersion: storageApiVersion }),
+    toStorage: (object) => convert({ ...object }, storageApiVersion),
   };
   return {
     info,

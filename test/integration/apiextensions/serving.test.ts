@@ -429,6 +429,36 @@ describe('naming conflicts', () => {
   });
 });
 
+describe('webhook conversion', () => {
+  it('serves the storage version and refuses to convert without a webhook', async () => {
+    const crd = widgetCrd({
+      conversion: {
+        strategy: 'Webhook',
+        webhook: {
+          clientConfig: { service: { name: 'converter', namespace: 'default' } },
+          conversionReviewVersions: ['v1'],
+        },
+      },
+    });
+    (crd.metadata as { name: string }).name = 'levers.parts.example.com';
+    Object.assign(crd.spec, { group: 'parts.example.com', names: { plural: 'levers', kind: 'Lever' } });
+    const created = await call('POST', CRDS, crd);
+    expect(created.status).toBe(201);
+    const conversion = (created.json().spec as { conversion: unknown }).conversion;
+    expect(conversion).toMatchObject({ webhook: { clientConfig: { service: { port: 443 } } } });
+    await established('levers.parts.example.com');
+    const lever = { apiVersion: 'parts.example.com/v1', kind: 'Lever', metadata: { name: 'l1' }, spec: {} };
+    expect((await call('POST', '/apis/parts.example.com/v1/namespaces/default/levers', lever)).status).toBe(
+      201,
+    );
+    const other = await call('GET', '/apis/parts.example.com/v1beta1/namespaces/default/levers/l1');
+    expect(other.status).toBe(500);
+    expect(other.json().message).toBe(
+      'Internal error occurred: conversion webhook for parts.example.com/v1beta1, Kind=Lever failed: conversion webhooks are not served yet',
+    );
+  });
+});
+
 describe('changing the storage version', () => {
   it('records every version ever stored, and reads objects of either through both', async () => {
     const current = (await call('GET', `${CRDS}/widgets.example.com`)).json() as {
