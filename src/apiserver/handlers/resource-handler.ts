@@ -281,6 +281,8 @@ export class ResourceHandler {
         const check = checkPatchBody(patchTypeOf(contentType, schema !== undefined), body, mode);
         patched = applyPatch(contentType, current, body, schema);
         texts.splice(0, texts.length, ...validatePatchedFields(check, patched, gvk));
+        if (resources.custom && request.subresource !== 'scale' && isJsonObject(patched))
+          texts.push(...unknownFieldWarnings(resources.custom, patched as KubeObject, mode));
       } catch (error) {
         throw asStatusError(error);
       }
