@@ -217,6 +217,17 @@ describe('serving a CustomResourceDefinition', () => {
     expect(viaBeta.status).toBe(201);
     const list = (await call('GET', WIDGETS)).json();
     expect(list.kind).toBe('WidgetList');
+    const page = (await call('GET', `${WIDGETS}?limit=1`)).json() as {
+      metadata: { continue: string };
+      items: { metadata: { name: string } }[];
+    };
+    expect(page.items.map((item) => item.metadata.name)).toEqual(['one']);
+    const rest = (
+      await call('GET', `${WIDGETS}?limit=1&continue=${encodeURIComponent(page.metadata.continue)}`)
+    ).json();
+    expect((rest.items as { metadata: { name: string } }[]).map((item) => item.metadata.name)).toEqual([
+      'two',
+    ]);
     expect((list.items as { apiVersion: string }[]).map((item) => item.apiVersion)).toEqual([
       'example.com/v1',
       'example.com/v1',
