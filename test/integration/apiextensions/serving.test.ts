@@ -157,6 +157,17 @@ describe('CustomResourceDefinition validation', () => {
     expect(String(response.json().message)).toContain(
       'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
     );
+    (crd.metadata as { annotations?: Record<string, string> }).annotations = {
+      'api-approved.kubernetes.io': 'unapproved, testing only',
+    };
+    expect((await call('POST', CRDS, crd)).status).toBe(201);
+    const body = await established('widgets.things.k8s.io');
+    const conditions = (body.status as { conditions: Record<string, string>[] }).conditions;
+    expect(conditions.find((c) => c.type === 'KubernetesAPIApprovalPolicyConformant')).toMatchObject({
+      status: 'False',
+      reason: 'UnapprovedAnnotation',
+      message: 'not approved: "unapproved, testing only"',
+    });
   });
 });
 
