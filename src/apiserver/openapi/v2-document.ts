@@ -110,7 +110,7 @@ export function buildV2Document(services: readonly WebService[], schemas: Schema
   const definitions: Record<string, SchemaNode> = {};
   const roots = referencedDefinitions(services.flatMap((service) => service.routes));
   for (const name of definitionClosure(roots, schemas))
-    definitions[name] = orderedV2Schema(schemas.definition(name)!);
+    definitions[name] = orderedV2Schema(schemas.v2Definition?.(name) ?? schemas.definition(name)!);
 
   return {
     swagger: '2.0',
