@@ -9,6 +9,7 @@ import { type FieldError, fieldInvalid, fieldRequired } from '../../api/selector
 import type { JSONSchemaProps } from '../../api/types/apiextensions-v1.generated.js';
 import { compileSchemaValidations, type SchemaValidationRules } from '../cel/index.js';
 import type { CustomResourceServing } from '../registry/custom-resource-serving.js';
+import { specChanged } from '../registry/object-meta.js';
 import type { StorageCodec } from '../registry/resource-store.js';
 import { makeStrategy, type Strategy } from '../registry/strategy.js';
 import { fieldsOf, isJsonObject, stringOf } from '../registry/validation/json.js';
@@ -149,8 +150,23 @@ export function servedVersion(crd: KubeObject, version: CrdVersion): ServedVersi
     if (errors.length > 0 || !rules) return errors;
     return rules.validate(object, old);
   };
+  const generic = makeStrategy(info);
   const strategy = makeStrategy(info, {
     tracksGeneration: true,
+    prepareForUpdate(object, old, subresource) {
+      generic.prepareForUpdate(object, old, subresource);
+      // Without a status subresource, status is content like spec: a change bumps the generation
+      // (the generic rule bumps it for everything else but metadata and status).
+      if (
+        !hasStatus &&
+        !specChanged(object, old) &&
+        JSON.stringify(object.status) !== JSON.stringify(old.status)
+      ) {
+        const meta = object.metadata ?? {};
+        meta.generation = (old.metadata?.generation ?? 0) + 1;
+        object.metadata = meta;
+      }
+    },
     defaults(object) {
       prune(object);
       if (schema) applyDefaults(schema, object);

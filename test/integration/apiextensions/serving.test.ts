@@ -415,6 +415,42 @@ describe('custom resources and the controllers', () => {
   });
 });
 
+describe('a custom resource without a status subresource', () => {
+  it('takes status on main writes and bumps the generation for it', async () => {
+    const crd = widgetCrd();
+    (crd.metadata as { name: string }).name = 'notes.parts.example.com';
+    Object.assign(crd.spec, { group: 'parts.example.com', names: { plural: 'notes', kind: 'Note' } });
+    const versions = (crd.spec as { versions: Record<string, unknown>[] }).versions;
+    versions.pop();
+    delete versions[0]!.subresources;
+    delete versions[0]!.selectableFields;
+    expect((await call('POST', CRDS, crd)).status).toBe(201);
+    await established('notes.parts.example.com');
+    const path = '/apis/parts.example.com/v1/namespaces/default/notes';
+    const note = {
+      apiVersion: 'parts.example.com/v1',
+      kind: 'Note',
+      metadata: { name: 'n1' },
+      status: { phase: 'New' },
+    };
+    const created = (await call('POST', path, note)).json() as {
+      status: unknown;
+      metadata: { generation: number };
+    };
+    expect(created.status).toEqual({ phase: 'New' });
+    const patched = await call(
+      'PATCH',
+      `${path}/n1`,
+      { status: { phase: 'Done' } },
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
+    expect(patched.json()).toMatchObject({ status: { phase: 'Done' }, metadata: { generation: 2 } });
+    expect((await call('GET', `${path}/n1/status`)).status).toBe(404);
+  });
+});
+
 describe('naming conflicts', () => {
   it('refuses names another CRD of the group holds', async () => {
     const created = await call('POST', CRDS, {
