@@ -484,6 +484,11 @@ describe('naming conflicts', () => {
       reason: 'NotAccepted',
       message: 'not all names are accepted',
     });
+    // Never established: its finalizer goes without deleting anything.
+    expect((await call('DELETE', `${CRDS}/gadgets.example.com`)).status).toBe(200);
+    await eventually(async () =>
+      (await call('GET', `${CRDS}/gadgets.example.com`)).status === 404 ? true : undefined,
+    );
   });
 });
 
