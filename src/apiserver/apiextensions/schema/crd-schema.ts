@@ -13,7 +13,7 @@ import {
 import type { JSONSchemaProps } from '../../../api/types/apiextensions-v1.generated.js';
 import { additionalPropertiesSchema, asResourceRoot, compileSchema, itemsSchema } from './compiled.js';
 import { validateValue } from './instance-validation.js';
-import { checkDepth, deepCopyJson, isJsonObject, jsonEqual } from './json-value.js';
+import { checkDepth, deepCopyJson, goBadValue, isJsonObject, jsonEqual } from './json-value.js';
 import { objectMetaDecodeError, validateEmbeddedResources } from './object-meta.js';
 import { type OpenApiError, toFieldErrors } from './openapi-errors.js';
 import { pruneValue } from './pruning.js';
@@ -350,12 +350,16 @@ function validateOneDefault(
   const pruned = deepCopyJson(value);
   pruneValue(compiled, pruned, compiled.embeddedResource);
   if (!jsonEqual(pruned, value))
-    errors.push(fieldInvalid(defaultPath, value, 'must not have unknown fields'));
+    errors.push(fieldInvalid(defaultPath, goBadValue(value), 'must not have unknown fields'));
   const metadataProblem =
     compiled.embeddedResource && isJsonObject(value) ? objectMetaDecodeError(value.metadata) : undefined;
   if (metadataProblem !== undefined) {
     errors.push(
-      fieldInvalid(`${defaultPath}.metadata`, isJsonObject(value) ? value.metadata : null, metadataProblem),
+      fieldInvalid(
+        `${defaultPath}.metadata`,
+        goBadValue(isJsonObject(value) ? value.metadata : null),
+        metadataProblem,
+      ),
     );
     return errors;
   }

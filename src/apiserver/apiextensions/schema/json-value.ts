@@ -2,6 +2,7 @@
 // reflect.DeepEqual over decoded JSON, and json.Marshal's key-sorted form), with a nesting guard:
 // Go's stacks grow, JavaScript's do not, so very deep values end in a clear error instead.
 import { isJsonObject, type JsonObject } from '../../../api/object.js';
+import { GoRendered } from '../../../api/selectors/field-errors.js';
 import { compareGoStrings, goQuote } from '../../../api/selectors/go-text.js';
 
 export type { JsonObject };
@@ -100,4 +101,9 @@ export function goSyntax(value: unknown, depth = 0): string {
     .sort(compareGoStrings)
     .map((key) => `${goQuote(key)}:${goSyntax(object[key], depth + 1)}`);
   return `map[string]interface {}{${entries.join(', ')}}`;
+}
+
+/** A field error's bad value: compound JSON prints as Go's `%#v`, scalars as they are. */
+export function goBadValue(value: unknown): unknown {
+  return isJsonObject(value) || Array.isArray(value) ? new GoRendered(goSyntax(value)) : value;
 }

@@ -1,15 +1,9 @@
 // x-kubernetes-list-type set/map uniqueness of custom resources (apiextensions-apiserver
 // pkg/apiserver/schema/listtype/validation.go): Duplicate errors at the repeated item's index.
-import { GoRendered } from '../../../api/selectors/field-errors.js';
 import { type FieldError, fieldInvalid, indexPath } from '../../../api/selectors/index.js';
 import { fieldDuplicate } from '../../registry/validation/object-meta.js';
 import type { CompiledSchema } from './compiled.js';
-import { canonicalJson, checkDepth, goSyntax, isJsonObject, type JsonObject } from './json-value.js';
-
-/** The bad value of a Duplicate error: compound values print as Go's `%#v`. */
-function shown(value: unknown): unknown {
-  return isJsonObject(value) || Array.isArray(value) ? new GoRendered(goSyntax(value)) : value;
-}
+import { canonicalJson, checkDepth, goBadValue, isJsonObject, type JsonObject } from './json-value.js';
 
 function childPath(path: string | undefined, name: string): string {
   return path === undefined ? name : `${path}.${name}`;
@@ -59,11 +53,13 @@ function validateListMap(schema: CompiledSchema, items: readonly unknown[], path
     ).map((index) =>
       fieldDuplicate(
         indexPath(path, index),
-        shown(values[index] === UNSPECIFIED ? {} : { [field]: values[index] }),
+        goBadValue(values[index] === UNSPECIFIED ? {} : { [field]: values[index] }),
       ),
     );
   }
-  return repeatedIndexes(keys).map((index) => fieldDuplicate(indexPath(path, index), shown(keys[index])));
+  return repeatedIndexes(keys).map((index) =>
+    fieldDuplicate(indexPath(path, index), goBadValue(keys[index])),
+  );
 }
 
 const UNSPECIFIED = Symbol('unspecified key');
@@ -78,7 +74,7 @@ function validateArray(
   const errors: FieldError[] = [];
   if (schema.listType === 'set') {
     for (const index of repeatedIndexes(items))
-      errors.push(fieldDuplicate(indexPath(path, index), shown(items[index])));
+      errors.push(fieldDuplicate(indexPath(path, index), goBadValue(items[index])));
   } else if (schema.listType === 'map') {
     errors.push(...validateListMap(schema, items, path));
   }

@@ -5,7 +5,7 @@ import { type FieldError, fieldInvalid, fieldRequired, indexPath } from '../../.
 import { isDns1035Label, nameIsPathSegment } from '../../registry/validation/names.js';
 import { validateObjectMeta } from '../../registry/validation/object-meta.js';
 import type { CompiledSchema } from './compiled.js';
-import { checkDepth, isJsonObject, type JsonObject } from './json-value.js';
+import { checkDepth, goBadValue, isJsonObject, type JsonObject } from './json-value.js';
 
 type FieldKind = 'string' | 'int64' | 'time' | 'stringMap' | 'stringList' | 'objectList';
 
@@ -131,14 +131,15 @@ function validateEmbeddedResource(object: JsonObject, path: string): FieldError[
   for (const [key, value] of Object.entries(object)) {
     if (key === 'apiVersion') {
       if (typeof value !== 'string')
-        errors.push(fieldInvalid(child('apiVersion'), value, 'must be a string'));
+        errors.push(fieldInvalid(child('apiVersion'), goBadValue(value), 'must be a string'));
       else if (value === '') errors.push(fieldInvalid(child('apiVersion'), value, 'must not be empty'));
       else {
         const problem = groupVersionError(value);
         if (problem !== undefined) errors.push(fieldInvalid(child('apiVersion'), value, problem));
       }
     } else if (key === 'kind') {
-      if (typeof value !== 'string') errors.push(fieldInvalid(child('kind'), value, 'must be a string'));
+      if (typeof value !== 'string')
+        errors.push(fieldInvalid(child('kind'), goBadValue(value), 'must be a string'));
       else if (value === '') errors.push(fieldInvalid(child('kind'), value, 'must not be empty'));
       else {
         const problems = isDns1035Label(value.toLowerCase());
@@ -155,7 +156,7 @@ function validateEmbeddedResource(object: JsonObject, path: string): FieldError[
     } else if (key === 'metadata') {
       const problem = objectMetaDecodeError(value);
       if (problem !== undefined) {
-        errors.push(fieldInvalid(child('metadata'), value, problem));
+        errors.push(fieldInvalid(child('metadata'), goBadValue(value), problem));
         continue;
       }
       const meta = { ...(isJsonObject(value) ? value : {}) };

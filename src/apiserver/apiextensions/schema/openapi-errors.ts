@@ -8,7 +8,7 @@ import {
   fieldRequired,
 } from '../../../api/selectors/index.js';
 import { fieldTooMany } from '../../registry/validation/object-meta.js';
-import { canonicalJson, goFloat } from './json-value.js';
+import { canonicalJson, goBadValue, goFloat } from './json-value.js';
 
 /** Where kube-openapi says a value sits; CRD validation always says "body". */
 const IN = 'body';
@@ -196,14 +196,14 @@ export function toFieldErrors(errors: readonly OpenApiError[], root?: string): F
   return errors.map((error): FieldError => {
     if (error.code === 'Composite') return fieldInvalid(root ?? '<nil>', '', error.message);
     const path = errorPath(root, error.name);
-    const value = error.value ?? '';
+    const value = goBadValue(error.value ?? '');
     switch (error.code) {
       case 'Required':
         return fieldRequired(path, '');
       case 'Enum':
         return fieldNotSupported(
           path,
-          error.value ?? null,
+          goBadValue(error.value ?? null),
           (error.values ?? []).map((item) => (typeof item === 'string' ? item : canonicalJson(item))),
         );
       case 'TooLong':
