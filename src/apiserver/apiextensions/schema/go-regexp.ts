@@ -27,7 +27,8 @@ const POSIX_CLASSES: Readonly<Record<string, string>> = {
   xdigit: '0-9A-Fa-f',
 };
 
-const JS_SYNTAX = new Set('^$\\.*+?()[]{}|/-'.split(''));
+// Characters JavaScript's unicode mode lets (and needs) be escaped; in a class also '-'.
+const JS_SYNTAX = new Set('^$\\.*+?()[]{}|/'.split(''));
 const GO_SPACE = '\\t\\n\\f\\r ';
 
 export class GoRegexpError extends Error {}
@@ -65,8 +66,8 @@ function translateEscape(pattern: string, i: number, inClass: boolean): [string,
     case 's':
       return [inClass ? GO_SPACE : `[${GO_SPACE}]`, next];
     case 'S':
-      if (inClass) fail('invalid escape sequence', '\\S');
-      return [`[^${GO_SPACE}]`, next];
+      // Within a class JavaScript's \S stands in (it differs only on non-ASCII spaces).
+      return [inClass ? '\\S' : `[^${GO_SPACE}]`, next];
     case 'a':
       return ['\\x07', next];
     case 'A':
@@ -106,14 +107,14 @@ function translateEscape(pattern: string, i: number, inClass: boolean): [string,
     default:
       if (/[A-Za-z0-9]/.test(c)) fail('invalid escape sequence', `\\${c}`);
       // Go lets any punctuation be escaped; JavaScript's unicode mode only its syntax characters.
-      if (JS_SYNTAX.has(c)) return [`\\${c}`, next];
       return [escapeLiteral(c, inClass), next];
   }
 }
 
+/** A character meant literally, written for JavaScript's unicode mode. */
 function escapeLiteral(char: string, inClass: boolean): string {
-  if (JS_SYNTAX.has(char)) return inClass && !'\\]-^['.includes(char) ? char : `\\${char}`;
-  return char;
+  if (inClass) return '\\]-^['.includes(char) ? `\\${char}` : char;
+  return JS_SYNTAX.has(char) ? `\\${char}` : char;
 }
 
 function translateClass(pattern: string, start: number): [string, number] {
@@ -301,7 +302,8 @@ export function compileGoRegexp(pattern: string): RegExp {
   try {
     return new RegExp(source, jsFlags);
   } catch {
-    return fail('invalid character class range', pattern);
+    // A construct the translation does not cover: refused rather than matched differently.
+    return fail('invalid or unsupported Perl syntax', pattern);
   }
 }
 
