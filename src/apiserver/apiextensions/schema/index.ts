@@ -6,6 +6,7 @@ import type { JSONSchemaProps } from '../../../api/types/apiextensions-v1.genera
 import { compileSchema } from './compiled.js';
 import { checkCrdSchema } from './crd-schema.js';
 import { applySchemaDefaults } from './defaulting.js';
+import { validFieldPath } from './field-path.js';
 import { validateValue } from './instance-validation.js';
 import { MAX_NESTING_DEPTH, NestingTooDeepError } from './json-value.js';
 import { validateListSetsAndMaps } from './list-type.js';
@@ -13,7 +14,13 @@ import { validateEmbeddedResources } from './object-meta.js';
 import { type OpenApiError, toFieldErrors } from './openapi-errors.js';
 import { pruneResource } from './pruning.js';
 
+export { validFieldPath } from './field-path.js';
 export { MAX_NESTING_DEPTH } from './json-value.js';
+
+/** A rule's `fieldPath` resolved against the schema node it sits on (for the CEL rules' errors). */
+export function fieldPathOf(schema: JSONSchemaProps, jsonPath: string): string | Error {
+  return validFieldPath(jsonPath, compileSchema(schema));
+}
 
 /** The refusal of a schema or value nested deeper than we walk. */
 function tooDeep(path: string): FieldError {

@@ -2,7 +2,7 @@
 // with objectmeta/coerce.go for metadata and defaulting/prunenulls.go): what the schema does not
 // declare is dropped unless x-kubernetes-preserve-unknown-fields keeps it; the dropped paths are
 // returned (sorted, as upstream) for fieldValidation Warn/Strict.
-import type { CompiledSchema } from './compiled.js';
+import { asResourceRoot, type CompiledSchema } from './compiled.js';
 import { checkDepth, isJsonObject, type JsonObject } from './json-value.js';
 import { coerceObjectMeta } from './object-meta.js';
 
@@ -125,7 +125,7 @@ export function pruneResource(schema: CompiledSchema, object: JsonObject): strin
   const metadataRemoved: string[] = [];
   if (isJsonObject(object.metadata)) coerceObjectMeta(object.metadata, 'metadata', metadataRemoved);
   const removed: string[] = [];
-  prune({ ...schema, embeddedResource: true }, object, '', removed, 0);
+  prune(asResourceRoot(schema), object, '', removed, 0);
   pruneNonNullableNulls(schema, object, 0);
   removed.sort();
   return [...metadataRemoved, ...removed];
@@ -133,5 +133,5 @@ export function pruneResource(schema: CompiledSchema, object: JsonObject): strin
 
 /** Prunes a value (e.g. a default) against its schema, without resource-root treatment. */
 export function pruneValue(schema: CompiledSchema, value: unknown, isResourceRoot: boolean): void {
-  prune(isResourceRoot ? { ...schema, embeddedResource: true } : schema, value, '', [], 0);
+  prune(isResourceRoot ? asResourceRoot(schema) : schema, value, '', [], 0);
 }

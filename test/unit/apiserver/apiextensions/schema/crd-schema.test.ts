@@ -317,3 +317,54 @@ describe('validateCrdSchema', () => {
     expect(check(schema)).toEqual([`${P}: Invalid value: "": must not be nested more than 1000 levels deep`]);
   });
 });
+
+describe('validateCrdSchema: x-kubernetes-validations rule shapes', () => {
+  const at = `${P}.properties[spec].x-kubernetes-validations`;
+  const withRules = (rules: object[]): JSONSchemaProps =>
+    object({
+      spec: object(
+        {
+          replicas: { type: 'integer' },
+          labels: { type: 'object', additionalProperties: { type: 'string' } },
+        },
+        { 'x-kubernetes-validations': rules as never },
+      ),
+    });
+  const cases: [string, object[], string[]][] = [
+    ['a blank rule', [{ rule: '  ' }], [`${at}[0].rule: Required value: rule is not specified`]],
+    [
+      'a blank message',
+      [{ rule: 'true', message: ' ' }],
+      [`${at}[0].message: Invalid value: " ": message must be non-empty if specified`],
+    ],
+    [
+      'a message with a line break',
+      [{ rule: 'true', message: 'a\nb' }],
+      [`${at}[0].message: Invalid value: "a\\nb": message must not contain line breaks`],
+    ],
+    [
+      'a multi-line rule without message',
+      [{ rule: 'true &&\ntrue' }],
+      [`${at}[0].message: Required value: message must be specified if rule contains line breaks`],
+    ],
+    [
+      'an unknown reason',
+      [{ rule: 'true', reason: 'Nope' }],
+      [
+        `${at}[0].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
+      ],
+    ],
+    [
+      'a fieldPath naming no field',
+      [
+        { rule: 'true', fieldPath: '.nope' },
+        { rule: 'true', fieldPath: ".labels['app.kubernetes.io/name']" },
+        { rule: 'true', fieldPath: '.replicas' },
+      ],
+      [`${at}[0].fieldPath: Invalid value: ".nope": fieldPath must be a valid path`],
+    ],
+  ];
+  it.each(cases)('%s', (_name, rules, expected) => {
+    expect(check(withRules(rules))).toEqual(expected);
+  });
+});
