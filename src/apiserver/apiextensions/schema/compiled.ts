@@ -123,7 +123,7 @@ function compileNode(schema: JSONSchemaProps, depth: number): CompiledSchema {
   const compiled: CompiledSchema = {
     types,
     nullable: schema.nullable === true,
-    format: supportedFormat(schema.format) === '' ? '' : (schema.format ?? ''),
+    format: supportedFormat(schema.format) === '' ? '' : String(schema.format),
     formatCheck: supportedFormat(schema.format),
     properties,
     additionalProperties,

@@ -104,7 +104,8 @@ function mapListKeysChecks(schema: JSONSchemaProps, path: string, errors: FieldE
   if (listType !== 'map') return;
   const required = new Set(Array.isArray(items.required) ? items.required : []);
   const properties = isJsonObject(items.properties) ? items.properties : {};
-  for (const name of schema['x-kubernetes-list-map-keys'] ?? []) {
+  const keys = schema['x-kubernetes-list-map-keys'];
+  for (const name of Array.isArray(keys) ? keys.filter((key) => typeof key === 'string') : []) {
     const property = properties[name];
     if (!isJsonObject(property)) continue;
     const keyPath = key(`${path}.items.properties`, name);

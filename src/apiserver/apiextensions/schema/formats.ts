@@ -157,8 +157,8 @@ const CHECKS: Readonly<Record<string, (text: string) => boolean>> = {
  * The format name validation uses for a schema's `format`: go-openapi's normalization (dashes
  * dropped, so `date-time` is `datetime`) when supported, else '' (stripped, as upstream does).
  */
-export function supportedFormat(format: string | undefined): string {
-  if (format === undefined || format === '') return '';
+export function supportedFormat(format: unknown): string {
+  if (typeof format !== 'string' || format === '') return '';
   const normalized = format.replaceAll('-', '');
   return Object.hasOwn(CHECKS, normalized) ? normalized : '';
 }
