@@ -62,7 +62,7 @@ export function validFieldPath(jsonPath: string, schema: CompiledSchema): string
       return node === undefined ? new Error('does not refer to a valid field') : undefined;
     }
     if (node.additionalProperties !== undefined) {
-      path = `${path === '' ? '<nil>' : path}[${name}]`;
+      path = `${path}[${name}]`;
       node = typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined;
       return undefined;
     }

@@ -10,7 +10,7 @@ function childPath(path: string | undefined, name: string): string {
 }
 
 function keyPath(path: string | undefined, key: string): string {
-  return `${path ?? '<nil>'}[${key}]`;
+  return `${path ?? ''}[${key}]`;
 }
 
 /** Indexes of the items equal to an earlier one, each reported once per value (as upstream). */

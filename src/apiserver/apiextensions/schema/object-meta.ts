@@ -191,14 +191,7 @@ function validateValue(
       if (property !== undefined)
         errors.push(...validateValue(property, item, path === '' ? key : `${path}.${key}`, depth + 1));
       else if (typeof schema.additionalProperties === 'object') {
-        errors.push(
-          ...validateValue(
-            schema.additionalProperties,
-            item,
-            `${path === '' ? '<nil>' : path}[${key}]`,
-            depth + 1,
-          ),
-        );
+        errors.push(...validateValue(schema.additionalProperties, item, `${path}[${key}]`, depth + 1));
       }
     }
   } else if (Array.isArray(value)) {

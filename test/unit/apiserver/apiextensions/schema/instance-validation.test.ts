@@ -241,6 +241,24 @@ describe('validateCustomResource: list types and embedded resources', () => {
     ]);
   });
 
+  it('reports sets inside map values at the key, as field.Path.Key prints it', () => {
+    const schema = withSpec(
+      object({
+        groups: {
+          type: 'object',
+          additionalProperties: {
+            type: 'array',
+            items: { type: 'integer' },
+            'x-kubernetes-list-type': 'set',
+          },
+        },
+      }),
+    );
+    expect(messages(schema, { ...base, spec: { groups: { a: [1, 2, 1] } } })).toEqual([
+      'spec.groups[a][2]: Duplicate value: 1',
+    ]);
+  });
+
   it('reports list-map items with the same key', () => {
     const schema = withSpec(
       object({
