@@ -12,20 +12,15 @@ import type { JSONSchemaProps } from '../../../api/types/apiextensions-v1.genera
 import { additionalPropertiesSchema, itemsSchema } from './compiled.js';
 import { goRegexpError } from './go-regexp.js';
 import { checkDepth, isJsonObject, jsonEqual } from './json-value.js';
+import { key, schemasOf } from './schema-props.js';
 
 type Level = 'root' | 'item' | 'field';
-
-const key = (path: string, name: string) => `${path}[${name}]`;
 
 function propertiesOf(schema: JSONSchemaProps): Array<[string, JSONSchemaProps]> {
   if (!isJsonObject(schema.properties)) return [];
   return Object.entries(schema.properties).filter((entry): entry is [string, JSONSchemaProps] =>
     isJsonObject(entry[1]),
   );
-}
-
-function schemasOf(list: unknown): JSONSchemaProps[] {
-  return Array.isArray(list) ? list.filter(isJsonObject) : [];
 }
 
 const UNSUPPORTED: ReadonlyArray<[keyof JSONSchemaProps, string]> = [
