@@ -4,9 +4,10 @@
 //
 // Differences handled: RE2 has no lookaround or backreferences (refused, as Go does); `\A`, `\z`,
 // `\Q...\E`, `(?P<name>...)`, `\pL`, POSIX classes `[[:alpha:]]`, `\x{...}`, `\a` are translated;
-// Go's `\s` is ASCII whitespace only; a `{` that is not a repeat is a literal. Remaining
+// Go's `\s` is ASCII whitespace only; Go's `.` stops only at \n; a `{` that is not a repeat is a
+// literal. Remaining
 // difference: flag groups such as `(?i)` apply to the whole pattern, since Node 20's RegExp has
-// no scoped modifiers (Go scopes them to the group).
+// no scoped modifiers (Go scopes them to the group), and `(?U)` (ungreedy) is refused.
 
 const MAX_REPEAT = 1000;
 
@@ -30,6 +31,9 @@ const POSIX_CLASSES: Readonly<Record<string, string>> = {
 // Characters JavaScript's unicode mode lets (and needs) be escaped; in a class also '-'.
 const JS_SYNTAX = new Set('^$\\.*+?()[]{}|/'.split(''));
 const GO_SPACE = '\\t\\n\\f\\r ';
+// Stands for `.` until the flags are known: Go's `.` is any character but \n (any at all with
+// (?s)); JavaScript's also stops at \r, U+2028 and U+2029.
+const ANY_CHAR = '\uE000';
 
 export class GoRegexpError extends Error {}
 
@@ -113,6 +117,7 @@ function translateEscape(pattern: string, i: number, inClass: boolean): [string,
 
 /** A character meant literally, written for JavaScript's unicode mode. */
 function escapeLiteral(char: string, inClass: boolean): string {
+  if (char === ANY_CHAR) return '\\uE000';
   if (inClass) return '\\]-^['.includes(char) ? `\\${char}` : char;
   return JS_SYNTAX.has(char) ? `\\${char}` : char;
 }
@@ -282,7 +287,7 @@ function translate(pattern: string): Translation {
       lastWasRepeat = false;
       continue;
     } else {
-      out += c === '/' ? '\\/' : c;
+      out += c === '/' ? '\\/' : c === '.' ? ANY_CHAR : c === ANY_CHAR ? '\\uE000' : c;
     }
     i++;
     repeatable = true;
@@ -298,9 +303,9 @@ export function compileGoRegexp(pattern: string): RegExp {
   let jsFlags = 'u';
   if (flags.has('i')) jsFlags += 'i';
   if (flags.has('m')) jsFlags += 'm';
-  if (flags.has('s')) jsFlags += 's';
+  const withDots = source.replaceAll(ANY_CHAR, flags.has('s') ? '[\\s\\S]' : '[^\\n]');
   try {
-    return new RegExp(source, jsFlags);
+    return new RegExp(withDots, jsFlags);
   } catch {
     // A construct the translation does not cover: refused rather than matched differently.
     return fail('invalid or unsupported Perl syntax', pattern);

@@ -23,6 +23,10 @@ describe('compileGoRegexp', () => {
     ['^a\\-b$', 'a-b', true],
     ['^\\x{41}$', 'A', true],
     ['^[^\\s\\S]$', 'a', false],
+    ['^a.b$', 'a\rb', true],
+    ['^a.b$', 'a\nb', false],
+    ['(?s)^a.b$', 'a\nb', true],
+    ['^[\uE000]$', '\uE000', true],
     // Patterns common in operator CRDs: Kubernetes quantities, durations, DNS names.
     [
       '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
