@@ -5,9 +5,9 @@
 // Differences handled: RE2 has no lookaround or backreferences (refused, as Go does); `\A`, `\z`,
 // `\Q...\E`, `(?P<name>...)`, `\pL`, POSIX classes `[[:alpha:]]`, `\x{...}`, `\a` are translated;
 // Go's `\s` is ASCII whitespace only; Go's `.` stops only at \n; a `{` that is not a repeat is a
-// literal. Remaining
-// difference: flag groups such as `(?i)` apply to the whole pattern, since Node 20's RegExp has
-// no scoped modifiers (Go scopes them to the group), and `(?U)` (ungreedy) is refused.
+// literal. Remaining differences: flag groups such as `(?i)` apply to the whole pattern, since
+// Node 20's RegExp has no scoped modifiers (Go scopes them to the group); `(?U)` (ungreedy) is
+// refused.
 
 const MAX_REPEAT = 1000;
 
