@@ -61,6 +61,31 @@ export function validateCustomResource(
   }
 }
 
+/**
+ * Validates an update of a custom resource: as validateCustomResource, except that schema errors
+ * of values the update left as they were are dropped (validation ratcheting, as 1.33 does by
+ * default), so objects stored under an older, looser schema can still be updated.
+ */
+export function validateCustomResourceUpdate(
+  schema: JSONSchemaProps,
+  object: Record<string, unknown>,
+  old: Record<string, unknown>,
+): FieldError[] {
+  try {
+    const compiled = compileSchema(schema);
+    const found: OpenApiError[] = [];
+    validateValue(compiled, object, '', 0, found, { value: old });
+    return [
+      ...toFieldErrors(found),
+      ...validateEmbeddedResources(compiled, object),
+      ...validateListSetsAndMaps(compiled, object),
+    ];
+  } catch (error) {
+    if (error instanceof NestingTooDeepError) return [tooDeep(error.path === '' ? '<nil>' : error.path)];
+    throw error;
+  }
+}
+
 /** Applies the schema's `default`s to the object in place (on writes, and on reads from storage). */
 export function applyDefaults(schema: JSONSchemaProps, object: Record<string, unknown>): void {
   try {

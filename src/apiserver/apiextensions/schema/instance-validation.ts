@@ -30,6 +30,74 @@ function numberFormat(value: unknown): string {
   return Number.isInteger(value) ? 'int64' : 'float64';
 }
 
+/** The old value correlated with the one being validated, or NO_OLD (creates, new fields). */
+export type Old = { readonly value: unknown } | typeof NO_OLD;
+export const NO_OLD = Symbol('no old value');
+
+/** The old value of a field: present when the old object had that field. */
+function correlateField(old: Old, key: string): Old {
+  if (old === NO_OLD || !isJsonObject(old.value) || !Object.hasOwn(old.value, key)) return NO_OLD;
+  return { value: old.value[key] };
+}
+
+/** Whether two list-map items have the same key values. */
+function sameMapKeys(keys: readonly string[], a: unknown, b: unknown): boolean {
+  if (!isJsonObject(a) || !isJsonObject(b)) return false;
+  return keys.every((key) => Object.hasOwn(a, key) === Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
+}
+
+/** The old item for item `index`: by key in list-maps, by index in plain lists, none in sets. */
+function correlateItem(schema: CompiledSchema, items: readonly unknown[], index: number, old: Old): Old {
+  if (old === NO_OLD || !Array.isArray(old.value)) return NO_OLD;
+  const oldItems: readonly unknown[] = old.value;
+  switch (schema.listType) {
+    case 'map': {
+      const match = oldItems.find((item) => sameMapKeys(schema.listMapKeys, items[index], item));
+      return match === undefined ? NO_OLD : { value: match };
+    }
+    case 'set':
+    case 'atomic':
+      return NO_OLD;
+    default:
+      return index < oldItems.length ? { value: oldItems[index] } : NO_OLD;
+  }
+}
+
+/**
+ * The ratcheting validator's CachedDeepEqual: equal, and every part of it correlated through the
+ * schema (a map with keys the schema does not describe, or a set, never counts as unchanged).
+ */
+function unchanged(schema: CompiledSchema, value: unknown, old: unknown, depth: number): boolean {
+  checkDepth(depth, '');
+  if ((value === null || value === undefined) && (old === null || old === undefined)) return true;
+  if (value === null || value === undefined || old === null || old === undefined) return false;
+  if (Array.isArray(value) || Array.isArray(old)) {
+    if (!Array.isArray(value) || !Array.isArray(old) || value.length !== old.length) return false;
+    const items = schema.items;
+    if (items === undefined) return value.length === 0;
+    return value.every((item, index) => {
+      const correlated = correlateItem(schema, value, index, { value: old });
+      return correlated !== NO_OLD && unchanged(items, item, correlated.value, depth + 1);
+    });
+  }
+  if (isJsonObject(value) || isJsonObject(old)) {
+    if (!isJsonObject(value) || !isJsonObject(old)) return false;
+    const keys = Object.keys(old);
+    if (keys.length !== Object.keys(value).length) return false;
+    return keys.every((key) => {
+      const property =
+        schema.properties?.get(key) ??
+        (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+      return (
+        property !== undefined &&
+        Object.hasOwn(value, key) &&
+        unchanged(property, value[key], old[key], depth + 1)
+      );
+    });
+  }
+  return value === old;
+}
+
 function validateType(schema: CompiledSchema, data: unknown, name: string, out: OpenApiError[]): void {
   const { types, format } = schema;
   if (types.length === 0 && format === '') return;
@@ -55,13 +123,14 @@ function validateComposition(
   name: string,
   depth: number,
   out: OpenApiError[],
+  old: Old,
 ) {
   if (schema.anyOf.length > 0) {
     let best: OpenApiError[] | undefined;
     let succeeded = false;
     for (const option of schema.anyOf) {
       const result: OpenApiError[] = [];
-      validateValue(option, data, name, depth + 1, result);
+      validateValue(option, data, name, depth + 1, result, old);
       if (result.length === 0) {
         succeeded = true;
         best = undefined;
@@ -78,7 +147,7 @@ function validateComposition(
     let validated = 0;
     for (const option of schema.oneOf) {
       const result: OpenApiError[] = [];
-      validateValue(option, data, name, depth + 1, result);
+      validateValue(option, data, name, depth + 1, result, old);
       if (result.length === 0) {
         validated++;
         best = undefined;
@@ -96,7 +165,7 @@ function validateComposition(
     let validated = 0;
     for (const part of schema.allOf) {
       const before = out.length;
-      validateValue(part, data, name, depth + 1, out);
+      validateValue(part, data, name, depth + 1, out, old);
       if (out.length === before) validated++;
     }
     if (validated !== schema.allOf.length) {
@@ -109,7 +178,7 @@ function validateComposition(
   }
   if (schema.not !== undefined) {
     const result: OpenApiError[] = [];
-    validateValue(schema.not, data, name, depth + 1, result);
+    validateValue(schema.not, data, name, depth + 1, result, old);
     if (result.length === 0) out.push(composite(`"${name}" must not validate the schema (not)`));
   }
 }
@@ -182,14 +251,29 @@ function validateArray(
   name: string,
   depth: number,
   out: OpenApiError[],
+  old: Old,
 ) {
   if (schema.items !== undefined) {
     for (let i = 0; i < data.length; i++)
-      validateValue(schema.items, data[i], `${name}[${i}]`, depth + 1, out);
+      validateValue(
+        schema.items,
+        data[i],
+        `${name}[${i}]`,
+        depth + 1,
+        out,
+        correlateItem(schema, data, i, old),
+      );
   } else if (schema.itemsTuple !== undefined) {
     const count = Math.min(schema.itemsTuple.length, data.length);
     for (let i = 0; i < count; i++)
-      validateValue(schema.itemsTuple[i]!, data[i], `${name}[${i}]`, depth + 1, out);
+      validateValue(
+        schema.itemsTuple[i]!,
+        data[i],
+        `${name}[${i}]`,
+        depth + 1,
+        out,
+        correlateItem(schema, data, i, old),
+      );
   }
   if (schema.minItems !== undefined && data.length < schema.minItems)
     out.push(tooFewItems(name, schema.minItems, data.length));
@@ -225,6 +309,7 @@ function validateObject(
   name: string,
   depth: number,
   out: OpenApiError[],
+  old: Old,
 ): void {
   const keys = Object.keys(data);
   if (schema.minProperties !== undefined && keys.length < schema.minProperties) {
@@ -240,28 +325,53 @@ function validateObject(
   } else if (typeof additional === 'object') {
     for (const key of keys) {
       if (properties?.has(key) !== true)
-        validateValue(additional, data[key], `${name}.${key}`, depth + 1, out);
+        validateValue(additional, data[key], `${name}.${key}`, depth + 1, out, correlateField(old, key));
     }
   }
   if (properties !== undefined) {
     for (const key of keys) {
       const property = properties.get(key);
       if (property !== undefined)
-        validateValue(property, data[key], name === '' ? key : `${name}.${key}`, depth + 1, out);
+        validateValue(
+          property,
+          data[key],
+          name === '' ? key : `${name}.${key}`,
+          depth + 1,
+          out,
+          correlateField(old, key),
+        );
     }
   }
   for (const key of schema.required) if (!Object.hasOwn(data, key)) out.push(required(`${name}.${key}`));
 }
 
-/** SchemaValidator.Validate: appends kube-openapi's errors for `data` at `name` to `out`. */
+/**
+ * SchemaValidator.Validate: appends kube-openapi's errors for `data` at `name` to `out`. With the
+ * correlated `old` value (updates), errors of a value left as it was are dropped: upstream's
+ * validation ratcheting (CRDValidationRatcheting, on in 1.33).
+ */
 export function validateValue(
   schema: CompiledSchema,
   data: unknown,
   name: string,
   depth: number,
   out: OpenApiError[],
+  old: Old = NO_OLD,
 ): void {
   checkDepth(depth, name);
+  const before = out.length;
+  validateNode(schema, data, name, depth, out, old);
+  if (old !== NO_OLD && out.length > before && unchanged(schema, data, old.value, depth)) out.length = before;
+}
+
+function validateNode(
+  schema: CompiledSchema,
+  data: unknown,
+  name: string,
+  depth: number,
+  out: OpenApiError[],
+  old: Old,
+): void {
   validateType(schema, data, name, out);
   if (data === null || data === undefined) {
     validateEnum(schema, data, name, out);
@@ -273,7 +383,7 @@ export function validateValue(
     schema.allOf.length > 0 ||
     schema.not !== undefined
   ) {
-    validateComposition(schema, data, name, depth, out);
+    validateComposition(schema, data, name, depth, out, old);
   }
   if (typeof data === 'string') {
     validateString(schema, data, name, out);
@@ -282,8 +392,8 @@ export function validateValue(
   } else if (typeof data === 'number') {
     validateNumber(schema, data, name, out);
   } else if (Array.isArray(data)) {
-    validateArray(schema, data, name, depth, out);
+    validateArray(schema, data, name, depth, out, old);
   }
   validateEnum(schema, data, name, out);
-  if (isJsonObject(data)) validateObject(schema, data, name, depth, out);
+  if (isJsonObject(data)) validateObject(schema, data, name, depth, out, old);
 }
