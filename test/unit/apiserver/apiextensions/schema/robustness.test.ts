@@ -7,6 +7,7 @@ import {
   pruneUnknownFields,
   validateCrdSchema,
   validateCustomResource,
+  validateCustomResourceUpdate,
 } from '../../../../../src/apiserver/apiextensions/schema/index.js';
 
 /** A small deterministic generator (mulberry32), so failures reproduce. */
@@ -100,12 +101,16 @@ describe('schema functions on malformed input', () => {
     for (let round = 0; round < 3000; round++) {
       const schema = value(next, 0);
       const object = value(next, 0);
+      const previous = next() < 0.5 ? structuredClone(object) : value(next, 0);
       if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) continue;
       const resource =
         object !== null && typeof object === 'object' && !Array.isArray(object) ? object : { spec: object };
       const run = () => {
         validateCrdSchema(schema as JSONSchemaProps, 'spec.versions[0].schema.openAPIV3Schema');
         validateCustomResource(schema as JSONSchemaProps, resource as Record<string, unknown>);
+        validateCustomResourceUpdate(schema as JSONSchemaProps, resource as Record<string, unknown>, {
+          spec: previous,
+        });
         applyDefaults(schema as JSONSchemaProps, resource as Record<string, unknown>);
         pruneUnknownFields(schema as JSONSchemaProps, resource as Record<string, unknown>);
       };
