@@ -1,0 +1,99 @@
+// One query in, one response out: the cluster zone answered from the cluster's records, anything
+// else forwarded upstream, an ExternalName's target resolved after its CNAME (CoreDNS resolves it
+// through its upstream the same way), every response cut to the client's UDP limit.
+import { randomInt } from 'node:crypto';
+import type { Answer } from 'dns-packet';
+import * as packet from 'dns-packet';
+import type { ClusterRecords } from './cluster-records.js';
+import {
+  encodeResponse,
+  headerOnlyResponse,
+  parseQuery,
+  type Query,
+  RCODE,
+  truncateResponse,
+  udpSizeLimit,
+} from './message.js';
+import { type DnsQuestion, type ResolverSettings, resolve } from './resolver.js';
+import type { Upstream } from './upstream.js';
+
+export type Transport = 'udp' | 'tcp';
+
+/** How many CNAMEs an ExternalName chain may follow before the rest is left to the client. */
+const MAX_CHASE = 8;
+
+export class DnsHandler {
+  constructor(
+    private readonly records: ClusterRecords,
+    private readonly settings: ResolverSettings,
+    private readonly upstream: Upstream,
+  ) {}
+
+  /** The response to the bytes of one message; undefined when it is to be dropped. */
+  async handle(raw: Buffer, transport: Transport): Promise<Buffer | undefined> {
+    const parsed = parseQuery(raw);
+    if ('drop' in parsed) return undefined;
+    if ('reply' in parsed) return parsed.reply;
+    const { query } = parsed;
+    const limit = transport === 'udp' ? udpSizeLimit(query) : 65535;
+    const klass = query.question.class ?? 'IN';
+    const resolution =
+      klass === 'IN' ? resolve(query.question, this.records, this.settings) : ({ kind: 'forward' } as const);
+    if (resolution.kind === 'forward') return this.forward(raw, query, limit);
+    const answers = [...resolution.answers];
+    if (resolution.chase !== undefined)
+      answers.push(...(await this.chase(resolution.chase, query.question.type)));
+    return encodeResponse(
+      query,
+      {
+        rcode: RCODE[resolution.rcode],
+        authoritative: true,
+        answers,
+        authorities: resolution.authorities,
+        additionals: resolution.additionals,
+      },
+      limit,
+    );
+  }
+
+  private async forward(raw: Buffer, query: Query, limit: number): Promise<Buffer> {
+    try {
+      return truncateResponse(await this.upstream.forward(raw), query, limit);
+    } catch {
+      return headerOnlyResponse(raw, RCODE.SERVFAIL);
+    }
+  }
+
+  /** The records of a CNAME's target: ours when it is in the zone, else the upstream's. */
+  private async chase(target: string, type: DnsQuestion['type']): Promise<Answer[]> {
+    const records: Answer[] = [];
+    let name = target;
+    for (let step = 0; step < MAX_CHASE; step++) {
+      const local = resolve({ name, type }, this.records, this.settings);
+      if (local.kind === 'answer') {
+        records.push(...local.answers);
+        if (local.chase === undefined) return records;
+        name = local.chase;
+        continue;
+      }
+      records.push(...(await this.upstreamAnswers(name, type)));
+      return records;
+    }
+    return records;
+  }
+
+  private async upstreamAnswers(name: string, type: DnsQuestion['type']): Promise<Answer[]> {
+    if (!this.upstream.configured) return [];
+    const question = packet.encode({
+      type: 'query',
+      id: randomInt(65536),
+      flags: packet.RECURSION_DESIRED,
+      questions: [{ name, type: type as packet.RecordType }],
+    });
+    try {
+      return packet.decode(await this.upstream.forward(question)).answers ?? [];
+    } catch {
+      return [];
+    }
+  }
+}
