@@ -1,0 +1,135 @@
+// The node's cluster DNS server (CoreDNS with its kubernetes and forward plugins, run per node as
+// NodeLocal DNSCache runs): Services, EndpointSlices and Namespaces read through informers under
+// the agents' DNS identity into the records the resolver answers from, the server on the node's
+// address, port 53, names outside the cluster forwarded to the node's own resolvers.
+import {
+  CLUSTER_DNS_IP,
+  CLUSTER_DNS_NAMESPACE,
+  CLUSTER_DNS_SERVICE,
+  CLUSTER_DOMAIN,
+} from '../../api/cluster-dns.js';
+import type { Namespace, Service } from '../../api/types/core-v1.generated.js';
+import type { EndpointSlice } from '../../api/types/discovery-v1.generated.js';
+import {
+  type EventHandler,
+  objectOf,
+  SharedInformerFactory,
+  sleep,
+  waitForCacheSync,
+} from '../../client/informers/index.js';
+import { ENDPOINT_SLICES, NAMESPACES, SERVICES } from '../../client/resources.js';
+import type { ApiObject, Client } from '../../client/types.js';
+import { ClusterRecords } from './cluster-records.js';
+import { DnsHandler } from './handler.js';
+import { DEFAULT_TTL } from './resolver.js';
+import { DnsServer } from './server.js';
+import { Upstream, upstreamServers } from './upstream.js';
+
+export const DNS_PORT = 53;
+/** CoreDNS's kubernetes plugin serves after its caches sync, or after 5 s without them. */
+const SYNC_WAIT_MS = 5_000;
+
+export interface ClusterDnsOptions {
+  /** A client under the agents' DNS identity. */
+  readonly client: Client;
+  /** The node's address: where the server listens. */
+  readonly host: string;
+  readonly port?: number;
+  /** The node's resolv.conf nameservers, to forward other names to. */
+  readonly nameservers: readonly string[];
+  readonly log?: (message: string) => void;
+}
+
+/** Keeps `records` in step with one informer's objects. */
+function follow<T extends ApiObject>(
+  set: (object: T) => void,
+  remove: (namespace: string, name: string) => void,
+): EventHandler<T> {
+  return {
+    onAdd: (object) => set(object),
+    onUpdate: (_old, object) => set(object),
+    onDelete: (deleted) => {
+      const object = objectOf(deleted);
+      remove(object.metadata?.namespace ?? '', object.metadata?.name ?? '');
+    },
+  };
+}
+
+export class ClusterDns {
+  readonly records = new ClusterRecords(CLUSTER_DOMAIN);
+  private readonly informers: SharedInformerFactory;
+  private server: DnsServer | undefined;
+
+  constructor(private readonly options: ClusterDnsOptions) {
+    this.informers = new SharedInformerFactory(options.client);
+  }
+
+  /** The port served on, once serving (0 before). */
+  get port(): number {
+    return this.server?.port ?? 0;
+  }
+
+  /** Serves until the signal aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    const log = this.options.log ?? ((message: string) => console.error(message));
+    const { records } = this;
+    const registrations = [
+      this.informers.informerFor<Service>(SERVICES).addEventHandler(
+        follow<Service>(
+          (service) => records.setService(service),
+          (namespace, name) => records.deleteService(namespace, name),
+        ),
+      ),
+      this.informers.informerFor<EndpointSlice>(ENDPOINT_SLICES).addEventHandler(
+        follow<EndpointSlice>(
+          (slice) => records.setEndpointSlice(slice),
+          (namespace, name) => records.deleteEndpointSlice(namespace, name),
+        ),
+      ),
+      this.informers.informerFor<Namespace>(NAMESPACES).addEventHandler(
+        follow<Namespace>(
+          (namespace) => records.setNamespace(namespace),
+          (_namespace, name) => records.deleteNamespace(name),
+        ),
+      ),
+    ];
+    this.informers.start(signal);
+    const waited = new AbortController();
+    const synced = await Promise.race([
+      waitForCacheSync(signal, registrations),
+      sleep(SYNC_WAIT_MS, waited.signal).then(() => false),
+    ]);
+    waited.abort();
+    if (signal.aborted) return;
+    if (!synced) log(`dns: serving before the caches synced (${SYNC_WAIT_MS / 1000} s passed)`);
+    // The node's own address and the cluster DNS address would forward back to this server.
+    const nameservers = this.options.nameservers.filter(
+      (server) => server !== this.options.host && server !== CLUSTER_DNS_IP,
+    );
+    const handler = new DnsHandler(
+      records,
+      {
+        zone: CLUSTER_DOMAIN,
+        ttl: DEFAULT_TTL,
+        dnsService: { namespace: CLUSTER_DNS_NAMESPACE, name: CLUSTER_DNS_SERVICE },
+      },
+      new Upstream(upstreamServers(nameservers)),
+    );
+    this.server = new DnsServer({
+      host: this.options.host,
+      port: this.options.port ?? DNS_PORT,
+      handler,
+      log,
+    });
+    await this.server.start();
+    log(
+      `dns: serving ${CLUSTER_DOMAIN} on ${this.options.host}:${this.server.port}, forwarding to ${nameservers.join(', ') || 'nobody'}`,
+    );
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await this.server.close();
+    await this.informers.stop();
+  }
+}
