@@ -2,8 +2,10 @@
 // NodeLocal DNSCache runs): Services, EndpointSlices and Namespaces read through informers under
 // the agents' DNS identity into the records the resolver answers from, the server on the node's
 // address, port 53, names outside the cluster forwarded to the node's own resolvers.
+import type { Server } from 'node:http';
 import {
   CLUSTER_DNS_IP,
+  CLUSTER_DNS_METRICS_PORT,
   CLUSTER_DNS_NAMESPACE,
   CLUSTER_DNS_SERVICE,
   CLUSTER_DOMAIN,
@@ -21,6 +23,7 @@ import { ENDPOINT_SLICES, NAMESPACES, SERVICES } from '../../client/resources.js
 import type { ApiObject, Client } from '../../client/types.js';
 import { ClusterRecords } from './cluster-records.js';
 import { DnsHandler } from './handler.js';
+import { DnsMetrics, serveMetrics } from './metrics.js';
 import { DEFAULT_TTL } from './resolver.js';
 import { DnsServer } from './server.js';
 import { Upstream, upstreamServers } from './upstream.js';
@@ -35,6 +38,8 @@ export interface ClusterDnsOptions {
   /** The node's address: where the server listens. */
   readonly host: string;
   readonly port?: number;
+  /** Where CoreDNS's metrics are served (9153; 0 picks a free port). */
+  readonly metricsPort?: number;
   /** The node's resolv.conf nameservers, to forward other names to. */
   readonly nameservers: readonly string[];
   readonly log?: (message: string) => void;
@@ -59,6 +64,7 @@ export class ClusterDns {
   readonly records = new ClusterRecords(CLUSTER_DOMAIN);
   private readonly informers: SharedInformerFactory;
   private server: DnsServer | undefined;
+  private metricsServer: Server | undefined;
 
   constructor(private readonly options: ClusterDnsOptions) {
     this.informers = new SharedInformerFactory(options.client);
@@ -67,6 +73,12 @@ export class ClusterDns {
   /** The port served on, once serving (0 before). */
   get port(): number {
     return this.server?.port ?? 0;
+  }
+
+  /** The metrics port, once serving (0 before or when it could not listen). */
+  get metricsPort(): number {
+    const address = this.metricsServer?.address();
+    return typeof address === 'object' && address ? address.port : 0;
   }
 
   /** Serves until the signal aborts. */
@@ -106,6 +118,8 @@ export class ClusterDns {
     const nameservers = this.options.nameservers.filter(
       (server) => server !== this.options.host && server !== CLUSTER_DNS_IP,
     );
+    const port = this.options.port ?? DNS_PORT;
+    const metrics = new DnsMetrics(() => `dns://${this.options.host}:${this.port}`);
     const handler = new DnsHandler(
       records,
       {
@@ -114,14 +128,19 @@ export class ClusterDns {
         dnsService: { namespace: CLUSTER_DNS_NAMESPACE, name: CLUSTER_DNS_SERVICE },
       },
       new Upstream(upstreamServers(nameservers)),
+      metrics,
     );
-    this.server = new DnsServer({
-      host: this.options.host,
-      port: this.options.port ?? DNS_PORT,
-      handler,
-      log,
-    });
+    this.server = new DnsServer({ host: this.options.host, port, handler, log });
     await this.server.start();
+    // Metrics are a side dish: without them the server still answers.
+    this.metricsServer = await serveMetrics(
+      metrics,
+      this.options.host,
+      this.options.metricsPort ?? CLUSTER_DNS_METRICS_PORT,
+    ).catch((error: unknown) => {
+      log(`dns: metrics not served: ${String(error)}`);
+      return undefined;
+    });
     log(
       `dns: serving ${CLUSTER_DOMAIN} on ${this.options.host}:${this.server.port}, forwarding to ${nameservers.join(', ') || 'nobody'}`,
     );
@@ -130,6 +149,9 @@ export class ClusterDns {
       else signal.addEventListener('abort', () => resolve(), { once: true });
     });
     await this.server.close();
+    await new Promise<void>((resolve) =>
+      this.metricsServer ? this.metricsServer.close(() => resolve()) : resolve(),
+    );
     await this.informers.stop();
   }
 }

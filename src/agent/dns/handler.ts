@@ -14,6 +14,7 @@ import {
   truncateResponse,
   udpSizeLimit,
 } from './message.js';
+import type { AnsweringPlugin, DnsMetrics } from './metrics.js';
 import { type DnsQuestion, type ResolverSettings, resolve } from './resolver.js';
 import type { Upstream } from './upstream.js';
 
@@ -27,10 +28,39 @@ export class DnsHandler {
     private readonly records: ClusterRecords,
     private readonly settings: ResolverSettings,
     private readonly upstream: Upstream,
+    private readonly metrics?: DnsMetrics,
   ) {}
 
-  /** The response to the bytes of one message; undefined when it is to be dropped. */
-  async handle(raw: Buffer, transport: Transport): Promise<Buffer | undefined> {
+  /**
+   * The response to the bytes of one message from a client of address family `family` (1 IPv4,
+   * 2 IPv6); undefined when it is to be dropped.
+   */
+  async handle(raw: Buffer, transport: Transport, family: 1 | 2 = 1): Promise<Buffer | undefined> {
+    const started = process.hrtime.bigint();
+    let plugin: AnsweringPlugin = '';
+    let type = 'other';
+    const response = await this.respond(raw, transport, (answeredBy, questionType) => {
+      plugin = answeredBy;
+      type = questionType;
+    });
+    if (response && this.metrics) {
+      this.metrics.observe({
+        transport,
+        family,
+        type,
+        rcode: response.readUInt16BE(2) & 0xf,
+        plugin,
+        seconds: Number(process.hrtime.bigint() - started) / 1e9,
+      });
+    }
+    return response;
+  }
+
+  private async respond(
+    raw: Buffer,
+    transport: Transport,
+    note: (plugin: AnsweringPlugin, type: string) => void,
+  ): Promise<Buffer | undefined> {
     const parsed = parseQuery(raw);
     if ('drop' in parsed) return undefined;
     if ('reply' in parsed) return parsed.reply;
@@ -39,6 +69,7 @@ export class DnsHandler {
     const klass = query.question.class ?? 'IN';
     const resolution =
       klass === 'IN' ? resolve(query.question, this.records, this.settings) : ({ kind: 'forward' } as const);
+    note(resolution.kind === 'forward' ? 'forward' : 'kubernetes', query.question.type);
     if (resolution.kind === 'forward') return this.forward(raw, query, limit);
     const answers = [...resolution.answers];
     if (resolution.chase !== undefined)

@@ -35,7 +35,7 @@ export class DnsServer {
     const udp = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4', reuseAddr: false });
     this.udp = udp;
     udp.on('message', (message, remote) => {
-      this.options.handler.handle(message, 'udp').then(
+      this.options.handler.handle(message, 'udp', remote.family === 'IPv6' ? 2 : 1).then(
         (response) => {
           if (response) udp.send(response, remote.port, remote.address);
         },
@@ -75,7 +75,7 @@ export class DnsServer {
         if (buffered.length < 2 + length) break;
         const message = buffered.subarray(2, 2 + length);
         buffered = buffered.subarray(2 + length);
-        this.options.handler.handle(Buffer.from(message), 'tcp').then(
+        this.options.handler.handle(Buffer.from(message), 'tcp', socket.remoteFamily === 'IPv6' ? 2 : 1).then(
           (response) => {
             if (!response || socket.destroyed) return;
             const prefix = Buffer.alloc(2);

@@ -185,6 +185,12 @@ describe('cluster DNS', () => {
     expect(answers.get('missing')).toContain("can't find missing.default.svc.cluster.local: NXDOMAIN");
     expect(answers.get('missing')).toMatch(/rc=[1-9]/);
     expect(answers.get('reverse')).toContain('name = web.default.svc.cluster.local');
+    // CoreDNS's metrics on the service's metrics port count them (the host reaches node addresses on Linux).
+    const metrics = await (await fetch(`http://${dns}:9153/metrics`)).text();
+    expect(metrics).toMatch(
+      /coredns_dns_responses_total\{server="dns:\/\/[\d.]+:53",zone=".",view="",rcode="NXDOMAIN",plugin="kubernetes"\} [1-9]/,
+    );
+    expect(metrics).toMatch(/coredns_dns_responses_total\{[^}]*plugin="forward"\} [1-9]/);
   }, 300_000);
 
   // Needs kube-proxy's rules for 10.96.0.10 (internalTrafficPolicy Local → the pod's own node).

@@ -41,7 +41,14 @@ describe('the agent cluster DNS', () => {
       { name: CLUSTER_DNS_USER, groups: ['system:authenticated'] },
       'test',
     );
-    dns = new ClusterDns({ client, host: '127.0.0.1', port: 0, nameservers: [], log: () => {} });
+    dns = new ClusterDns({
+      client,
+      host: '127.0.0.1',
+      port: 0,
+      metricsPort: 0,
+      nameservers: [],
+      log: () => {},
+    });
     running = dns.run(abort.signal);
     await eventually(async () => (dns.port > 0 ? true : undefined));
   }, 30_000);
@@ -75,5 +82,25 @@ describe('the agent cluster DNS', () => {
     await eventually(async () =>
       (await lookup(dns.port, 'fresh.default.svc.cluster.local')).rcode === 'NXDOMAIN' ? true : undefined,
     );
+  });
+
+  it('counts queries in CoreDNS metrics on its metrics port', async () => {
+    await lookup(dns.port, 'kube-dns.kube-system.svc.cluster.local');
+    const response = await fetch(`http://127.0.0.1:${dns.metricsPort}/metrics`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const server = `dns://127.0.0.1:${dns.port}`;
+    expect(text).toMatch(
+      new RegExp(
+        `coredns_dns_requests_total\\{server="${server}",zone=".",view="",proto="udp",family="1",type="A"\\} [1-9]`,
+      ),
+    );
+    expect(text).toMatch(
+      new RegExp(
+        `coredns_dns_responses_total\\{server="${server}",zone=".",view="",rcode="NXDOMAIN",plugin="kubernetes"\\} [1-9]`,
+      ),
+    );
+    expect(text).toContain('coredns_dns_request_duration_seconds_bucket{');
+    expect((await fetch(`http://127.0.0.1:${dns.metricsPort}/other`)).status).toBe(404);
   });
 });
