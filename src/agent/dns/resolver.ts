@@ -193,7 +193,9 @@ function resolveService(
       const protocols = servicePorts(service, records).map((port) => `_${port.protocol.toLowerCase()}`);
       return out.done(protocols.includes(label) ? 'NOERROR' : 'NXDOMAIN');
     }
-    if (!isHeadless(service)) return out.done('NXDOMAIN');
+    // Endpoint names answer for any service with endpoints (as CoreDNS's do): the PTR of an
+    // endpoint address names them, so they must resolve forward too.
+    if (service.spec?.type === 'ExternalName') return out.done('NXDOMAIN');
     const matching = records
       .endpoints(namespace, labels.at(-2)!)
       .filter((endpoint) => endpointLabel(endpoint).toLowerCase() === label);

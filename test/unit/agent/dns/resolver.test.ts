@@ -152,6 +152,8 @@ describe('cluster zone answers', () => {
     ['db-9.db.default.svc.cluster.local', 'A', 'NXDOMAIN', []],
     ['10-244-2-12.db.default.svc.cluster.local', 'A', 'NXDOMAIN', []],
     ['db-0.web.default.svc.cluster.local', 'A', 'NXDOMAIN', []],
+    ['10-244-1-5.web.default.svc.cluster.local', 'A', 'NOERROR', ['A 10.244.1.5']],
+    ['anything.ext.default.svc.cluster.local', 'A', 'NXDOMAIN', []],
     ['late.default.svc.cluster.local', 'A', 'NOERROR', ['A 10.244.3.7']],
     ['10-244-3-7.late.default.svc.cluster.local', 'A', 'NOERROR', ['A 10.244.3.7']],
     ['nobody.default.svc.cluster.local', 'A', 'NOERROR', []],
