@@ -9,6 +9,7 @@ import type { DnsHandler } from './handler.js';
 /** An idle TCP connection is closed after this long (CoreDNS's read timeout is 2 s on TCP; clients reconnect). */
 const TCP_IDLE_TIMEOUT_MS = 10_000;
 const MAX_TCP_BUFFER = 2 + 65535;
+const UDP_BUFFER_BYTES = 4 * 1024 * 1024;
 
 export interface DnsServerOptions {
   readonly host: string;
@@ -47,6 +48,14 @@ export class DnsServer {
       udp.once('error', reject);
       udp.bind(this.options.port, host, () => {
         udp.off('error', reject);
+        // Bursts from many pods at once must wait in the socket, not be dropped by the kernel
+        // (the request is capped by net.core.rmem_max).
+        try {
+          udp.setRecvBufferSize(UDP_BUFFER_BYTES);
+          udp.setSendBufferSize(UDP_BUFFER_BYTES);
+        } catch {
+          // The default buffers still serve.
+        }
         resolve();
       });
     });

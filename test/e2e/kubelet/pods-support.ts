@@ -30,6 +30,7 @@ const APPLETS = [
   'id',
   'true',
   'nslookup',
+  'chroot',
 ];
 
 /** busybox-static and its applets as an image, `docker import`ed: nothing is pulled. */
