@@ -4,6 +4,7 @@
 import { randomInt } from 'node:crypto';
 import type { Answer } from 'dns-packet';
 import * as packet from 'dns-packet';
+import { AnswerCache } from './cache.js';
 import type { ClusterRecords } from './cluster-records.js';
 import {
   encodeResponse,
@@ -29,6 +30,7 @@ export class DnsHandler {
     private readonly settings: ResolverSettings,
     private readonly upstream: Upstream,
     private readonly metrics?: DnsMetrics,
+    private readonly cache = new AnswerCache(),
   ) {}
 
   /**
@@ -88,8 +90,24 @@ export class DnsHandler {
   }
 
   private async forward(raw: Buffer, query: Query, limit: number): Promise<Buffer> {
+    const cached = this.cache.lookup(query.question);
+    if (cached) {
+      return encodeResponse(
+        query,
+        {
+          rcode: cached.rcode,
+          authoritative: cached.response.flag_aa,
+          answers: cached.response.answers ?? [],
+          authorities: cached.response.authorities ?? [],
+          additionals: (cached.response.additionals ?? []).filter((record) => record.type !== 'OPT'),
+        },
+        limit,
+      );
+    }
     try {
-      return truncateResponse(await this.upstream.forward(raw), query, limit);
+      const answer = await this.upstream.forward(raw);
+      this.cache.store(query.question, answer);
+      return truncateResponse(answer, query, limit);
     } catch {
       return headerOnlyResponse(raw, RCODE.SERVFAIL);
     }
@@ -115,14 +133,19 @@ export class DnsHandler {
 
   private async upstreamAnswers(name: string, type: DnsQuestion['type']): Promise<Answer[]> {
     if (!this.upstream.configured) return [];
-    const question = packet.encode({
+    const question = { name, type: type as packet.RecordType };
+    const cached = this.cache.lookup(question);
+    if (cached) return cached.response.answers ?? [];
+    const query = packet.encode({
       type: 'query',
       id: randomInt(65536),
       flags: packet.RECURSION_DESIRED,
-      questions: [{ name, type: type as packet.RecordType }],
+      questions: [question],
     });
     try {
-      return packet.decode(await this.upstream.forward(question)).answers ?? [];
+      const answer = await this.upstream.forward(query);
+      this.cache.store(question, answer);
+      return packet.decode(answer).answers ?? [];
     } catch {
       return [];
     }

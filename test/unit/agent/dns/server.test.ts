@@ -284,6 +284,15 @@ describe('DNS server', () => {
     });
   });
 
+  it('answers a repeated outside name from its cache, with its own id', async () => {
+    await udpExchange(port, query('again.example.com', 'A', { id: 1 }));
+    const asked = upstream.udpQueries;
+    const again = packet.decode((await udpExchange(port, query('again.example.com', 'A', { id: 2 })))!);
+    expect(again).toMatchObject({ id: 2, rcode: 'NOERROR' });
+    expect(again.answers).toEqual([expect.objectContaining({ data: '192.0.2.1' })]);
+    expect(upstream.udpQueries).toBe(asked);
+  });
+
   it('resolves an ExternalName target through the upstream after its CNAME', async () => {
     const response = packet.decode((await udpExchange(port, query('ext.default.svc.cluster.local', 'A')))!);
     expect(
