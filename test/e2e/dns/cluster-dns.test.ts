@@ -198,16 +198,19 @@ describe('cluster DNS', () => {
     'answers through the kube-dns ClusterIP, as pods with dnsPolicy ClusterFirst ask',
     async () => {
       const [, node1] = cluster.nodes as [string, string];
+      // busybox's nslookup walks the search path only for names without a dot; the short name
+      // shows the pod's resolv.conf at work (search default.svc.cluster.local …, 10.96.0.10).
       const answers = await lookups(node1, 'dns-clusterip-client', [
         ['short', 'web'],
-        ['namespace', 'web.default'],
         ['fqdn', 'web.default.svc.cluster.local 10.96.0.10'],
         ['missing', 'missing.default.svc.cluster.local'],
       ]);
       const webIP = (await cluster.client.resource<Service>(SERVICES).get('default', 'web')).spec!.clusterIP!;
-      for (const label of ['short', 'namespace', 'fqdn']) {
-        expect(answers.get(label)).toContain('10.96.0.10');
-        expect(answers.get(label)).toContain(`Address: ${webIP}`);
+      for (const label of ['short', 'fqdn']) {
+        expect(answers.get(label)).toContain('Server:\t\t10.96.0.10');
+        expect(answers.get(label)).toMatch(
+          new RegExp(`Name:\\s+web\\.default\\.svc\\.cluster\\.local\\s+Address:\\s+${webIP}\\b`),
+        );
       }
       expect(answers.get('missing')).toContain('NXDOMAIN');
     },
