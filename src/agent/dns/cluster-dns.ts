@@ -31,6 +31,7 @@ import { Upstream, upstreamServers } from './upstream.js';
 export const DNS_PORT = 53;
 /** CoreDNS's kubernetes plugin serves after its caches sync, or after 5 s without them. */
 const SYNC_WAIT_MS = 5_000;
+const BIND_RETRY_MS = 2_000;
 
 export interface ClusterDnsOptions {
   /** A client under the agents' DNS identity. */
@@ -130,8 +131,22 @@ export class ClusterDns {
       new Upstream(upstreamServers(nameservers)),
       metrics,
     );
-    this.server = new DnsServer({ host: this.options.host, port, handler, log });
-    await this.server.start();
+    // The address may not be there yet (or still held by an agent going away): try again.
+    while (!this.server) {
+      const server = new DnsServer({ host: this.options.host, port, handler, log });
+      try {
+        await server.start();
+        this.server = server;
+      } catch (error) {
+        await server.close();
+        log(`dns: cannot listen on ${this.options.host}:${port}: ${String(error)}; trying again`);
+        await sleep(BIND_RETRY_MS, signal);
+        if (signal.aborted) {
+          await this.informers.stop();
+          return;
+        }
+      }
+    }
     // Metrics are a side dish: without them the server still answers.
     this.metricsServer = await serveMetrics(
       metrics,

@@ -99,7 +99,11 @@ export class DnsServer {
   }
 
   async close(): Promise<void> {
-    this.udp?.close();
+    try {
+      this.udp?.close();
+    } catch {
+      // Never bound, or closed already.
+    }
     for (const socket of this.connections) socket.destroy();
     await new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve()));
   }

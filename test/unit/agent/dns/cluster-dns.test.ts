@@ -84,6 +84,29 @@ describe('the agent cluster DNS', () => {
     );
   });
 
+  it('keeps trying to listen while its port is taken', async () => {
+    const client = cp.controlPlane.loopbackClient(
+      { name: CLUSTER_DNS_USER, groups: ['system:authenticated'] },
+      'test',
+    );
+    const logs: string[] = [];
+    const second = new ClusterDns({
+      client,
+      host: '127.0.0.1',
+      port: dns.port,
+      metricsPort: 0,
+      nameservers: [],
+      log: (message) => logs.push(message),
+    });
+    const stop = new AbortController();
+    const running = second.run(stop.signal);
+    await eventually(async () => (logs.some((line) => line.includes('cannot listen')) ? true : undefined));
+    expect(second.port).toBe(0);
+    stop.abort();
+    await running;
+    await client.close();
+  });
+
   it('counts queries in CoreDNS metrics on its metrics port', async () => {
     await lookup(dns.port, 'kube-dns.kube-system.svc.cluster.local');
     const response = await fetch(`http://127.0.0.1:${dns.metricsPort}/metrics`);
