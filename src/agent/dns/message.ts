@@ -86,8 +86,8 @@ function optRecord(): OptAnswer {
 }
 
 /**
- * The response to `query`, at most `limit` bytes: when the records do not fit, they are all left
- * out and the TC bit set, so that the client asks again over TCP (as CoreDNS truncates).
+ * The response to `query`, at most `limit` bytes: when the records do not fit, the TC bit is set
+ * so that the client asks again over TCP.
  */
 export function encodeResponse(query: Query, content: ResponseContent, limit = 65535): Buffer {
   const flags =
@@ -106,13 +106,24 @@ export function encodeResponse(query: Query, content: ResponseContent, limit = 6
     additionals: [...content.additionals, ...opt],
   });
   if (full.length <= limit) return full;
-  return packet.encode({
-    type: 'response',
+  // As many answers as fit, the rest of the sections left out (as CoreDNS truncates): clients
+  // that do not retry over TCP still get part of the answer.
+  const truncated = (count: number) => ({
+    type: 'response' as const,
     id: query.id,
     flags: flags | packet.TRUNCATED_RESPONSE,
     questions: [query.question],
+    answers: content.answers.slice(0, count),
     additionals: opt,
   });
+  let fits = 0;
+  let high = content.answers.length;
+  while (fits < high) {
+    const middle = Math.ceil((fits + high) / 2);
+    if (packet.encodingLength(truncated(middle)) <= limit) fits = middle;
+    else high = middle - 1;
+  }
+  return packet.encode(truncated(fits));
 }
 
 /** An upstream's response cut down for a UDP client whose limit it exceeds. */
