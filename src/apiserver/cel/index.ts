@@ -3,6 +3,11 @@
 // the seam the CRD registry calls; the implementations live beside it.
 import type { FieldError } from '../../api/selectors/field-errors.js';
 import type { JSONSchemaProps } from '../../api/types/apiextensions-v1.generated.js';
+import { compileRuleTree } from './schema-rules.js';
+import { validateNode } from './validate.js';
+
+export { kubernetesEnvironment, newKubernetesEnvironment } from './environment.js';
+export { STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from './schema-rules.js';
 
 /** The compiled rules of one CRD version's schema. */
 export interface SchemaValidationRules {
@@ -13,14 +18,41 @@ export interface SchemaValidationRules {
   validate(object: unknown, old: unknown | undefined): FieldError[];
 }
 
+const NO_RULES: SchemaValidationRules = { validate: () => [] };
+
+const cache = new WeakMap<
+  JSONSchemaProps,
+  Map<string, { errors: FieldError[]; rules: SchemaValidationRules }>
+>();
+
 /**
  * Compiles every `x-kubernetes-validations` rule of a CRD version's schema. Rules that do not
  * compile or exceed the cost budget come back as field errors under `path` (e.g.
- * `spec.validation.openAPIV3Schema`), with upstream's texts.
+ * `spec.validation.openAPIV3Schema`), with upstream's texts. Compiled once per schema object.
  */
 export function compileSchemaValidations(
-  _schema: JSONSchemaProps,
-  _path: string,
+  schema: JSONSchemaProps,
+  path: string,
 ): { errors: FieldError[]; rules: SchemaValidationRules } {
-  return { errors: [], rules: { validate: () => [] } };
+  let byPath = cache.get(schema);
+  const cached = byPath?.get(path);
+  if (cached !== undefined) return cached;
+  const { errors, root } = compileRuleTree(schema, path);
+  const rules: SchemaValidationRules =
+    root === undefined
+      ? NO_RULES
+      : {
+          validate(object, old) {
+            const found: FieldError[] = [];
+            validateNode(root, object, old, '', found);
+            return found;
+          },
+        };
+  const result = { errors, rules };
+  if (byPath === undefined) {
+    byPath = new Map();
+    cache.set(schema, byPath);
+  }
+  byPath.set(path, result);
+  return result;
 }

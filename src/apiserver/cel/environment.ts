@@ -1,0 +1,39 @@
+// The Kubernetes CEL environment (k8s.io/apiserver/pkg/cel/environment/base.go): the standard
+// library with optional types, the strings and sets extensions and Kubernetes' libraries (lists,
+// regex, URLs, quantities). Shared by CRD rules and, later, ValidatingAdmissionPolicy; callers
+// clone it and declare their variables on the clone.
+import { Environment } from '@marcbachmann/cel-js';
+import { registerLists } from './library/lists.js';
+import { registerQuantity } from './library/quantity.js';
+import { registerRegex } from './library/regex.js';
+import { registerSets } from './library/sets.js';
+import { registerStrings } from './library/strings.js';
+import { registerUrls } from './library/urls.js';
+
+const OPTIONS = {
+  enableOptionalTypes: true,
+  homogeneousAggregateLiterals: true,
+  unlistedVariablesAreDyn: false,
+};
+
+let base: Environment | undefined;
+
+/** The shared base environment; it is frozen once cloned, so callers always clone. */
+export function kubernetesEnvironment(): Environment {
+  if (base === undefined) {
+    const env = new Environment(OPTIONS);
+    registerLists(env);
+    registerRegex(env);
+    registerStrings(env);
+    registerSets(env);
+    registerUrls(env);
+    registerQuantity(env);
+    base = env;
+  }
+  return base;
+}
+
+/** A fresh environment on the Kubernetes base, ready for variables and types of its own. */
+export function newKubernetesEnvironment(): Environment {
+  return kubernetesEnvironment().clone(OPTIONS);
+}

@@ -1,0 +1,51 @@
+// Compile errors as cel-go prints them (common/errors.go): `ERROR: <input>:line:col: message`,
+// then the source line and a caret under the column.
+import type { ASTNode } from '@marcbachmann/cel-js';
+
+interface LibraryError {
+  code?: string;
+  summary?: string;
+  message: string;
+  node?: { op?: string; args?: unknown; start?: number; end?: number; pos?: number } | ASTNode;
+  range?: { start: number; end: number };
+}
+
+/** Where cel-go points: the `.` of a selection, the operator of a binary expression, else the start. */
+function offsetOf(error: LibraryError, source: string): number {
+  const node = error.node as { op?: string; args?: unknown; start?: number; pos?: number } | undefined;
+  const start = error.range?.start ?? node?.pos ?? 0;
+  if (node?.op === '.' && Array.isArray(node.args)) {
+    const operand = node.args[0] as { end?: number } | undefined;
+    if (operand?.end !== undefined) return source.indexOf('.', operand.end);
+  }
+  return start;
+}
+
+/** cel-go's wording for the library's messages, where they differ. */
+function messageOf(error: LibraryError, source: string, offset: number): string {
+  const summary = error.summary ?? error.message.split('\n')[0]!;
+  const undefinedField = /^No such key: (.*)$/.exec(summary);
+  if (undefinedField) return `undefined field '${undefinedField[1]}'`;
+  const unknownVariable = /^Unknown variable: (.*)$/.exec(summary);
+  if (unknownVariable) return `undeclared reference to '${unknownVariable[1]}' (in container '')`;
+  const overload = /^no such overload: (.+) (\S+) (.+)$/.exec(summary);
+  if (overload)
+    return `found no matching overload for '_${overload[2]}_' applied to '(${overload[1]}, ${overload[3]})'`;
+  if (error.code === 'syntax_error' || error.code?.startsWith('unexpected') || /^Unexpected/.test(summary))
+    return `Syntax error: ${summary.charAt(0).toLowerCase()}${summary.slice(1)}`;
+  void source;
+  void offset;
+  return summary;
+}
+
+/** The error text cel-go's `Issues.String()` gives for one error in `source`. */
+export function formatIssue(error: LibraryError, source: string): string {
+  const offset = Math.max(0, Math.min(offsetOf(error, source), source.length));
+  const before = source.slice(0, offset);
+  const line = before.split('\n').length;
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const column = offset - lineStart;
+  const lineText = source.slice(lineStart).split('\n')[0]!.replaceAll('\t', ' ');
+  const message = messageOf(error, source, offset);
+  return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${lineText}\n | ${'.'.repeat(column)}^`;
+}

@@ -1,0 +1,484 @@
+// The `x-kubernetes-validations` rules of a CRD schema (apiextensions-apiserver: validation.go's
+// rule checks, schema/cel/compilation.go and validation.go): each rule compiled with `self` (and
+// `oldSelf`) typed from the schema, its cost estimated against the per-rule and per-CRD budgets,
+// and evaluated at every value of its node with `oldSelf` where the old value correlates.
+import type { ASTNode, Environment, ParseResult } from '@marcbachmann/cel-js';
+import {
+  type FieldError,
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  GoRendered,
+} from '../../api/selectors/field-errors.js';
+import { goQuote } from '../../api/selectors/go-text.js';
+import type { JSONSchemaProps, ValidationRule } from '../../api/types/apiextensions-v1.generated.js';
+import { estimateMaxCost, maxCardinality } from './cost.js';
+import { celTypeName, type DeclType, DeclTypeBuilder } from './decl-types.js';
+import { newKubernetesEnvironment } from './environment.js';
+import { formatIssue } from './issues.js';
+import { CelObject, type CelObjectClass, jsonEqual, RAW_JSON, ValueConverter } from './values.js';
+
+/** Largest static cost of one rule (StaticEstimatedCostLimit). */
+export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
+/** Largest static cost of all rules of one CRD version (StaticEstimatedCRDCostLimit). */
+export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
+
+const SUPPORTED_REASONS = [
+  'FieldValueDuplicate',
+  'FieldValueForbidden',
+  'FieldValueInvalid',
+  'FieldValueRequired',
+];
+
+/** One compiled rule of one schema node. */
+interface CompiledRule {
+  rule: ValidationRule;
+  program: ParseResult;
+  message?: ParseResult | undefined;
+  transition: boolean;
+  /** The field path to report, relative to the node (from `fieldPath`). */
+  fieldPath?: string | undefined;
+}
+
+/** A schema node with rules, and the nodes below it that have rules. */
+export interface RuleNode {
+  schema: JSONSchemaProps;
+  type: DeclType | undefined;
+  rules: CompiledRule[];
+  env?: Environment | undefined;
+  converter?: ValueConverter | undefined;
+  properties: Map<string, RuleNode>;
+  items?: RuleNode | undefined;
+  additionalProperties?: RuleNode | undefined;
+}
+
+let typeCounter = 0;
+
+/** Go's `%f` and `%.1f`, and the budget message of getCostErrorMessage. */
+export function costErrorMessage(costName: string, cost: number, limit: number): string {
+  const factor = cost / limit;
+  const text =
+    factor > 100 ? 'more than 100x' : factor < 1.5 ? `${factor.toFixed(6)}x` : `${factor.toFixed(1)}x`;
+  return `${costName} exceeds budget by factor of ${text} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
+}
+
+/** A ValidationRule as Go's `%#v` prints it (the bad value of rule compile errors). */
+function renderRule(rule: ValidationRule): GoRendered {
+  const reason =
+    rule.reason === undefined
+      ? '(*apiextensions.FieldValueErrorReason)(nil)'
+      : `(*apiextensions.FieldValueErrorReason)(${goQuote(rule.reason)})`;
+  const optional = rule.optionalOldSelf === undefined ? '(*bool)(nil)' : `(*bool)(${rule.optionalOldSelf})`;
+  return new GoRendered(
+    `apiextensions.ValidationRule{Rule:${goQuote(rule.rule ?? '')}, Message:${goQuote(rule.message ?? '')}, MessageExpression:${goQuote(rule.messageExpression ?? '')}, Reason:${reason}, FieldPath:${goQuote(rule.fieldPath ?? '')}, OptionalOldSelf:${optional}}`,
+  );
+}
+
+function collectObjects(type: DeclType | undefined, into: Set<Extract<DeclType, { kind: 'object' }>>): void {
+  if (type === undefined) return;
+  if (type.kind === 'object') {
+    if (into.has(type)) return;
+    for (const field of type.fields.values()) collectObjects(field.type, into);
+    into.add(type);
+  } else if (type.kind === 'list' || type.kind === 'map') collectObjects(type.elem, into);
+}
+
+/** An environment declaring `self` and `oldSelf` as `type`, with a converter for its values. */
+function environmentFor(type: DeclType): { env: Environment; converter: ValueConverter } {
+  const env = newKubernetesEnvironment();
+  const objects = new Set<Extract<DeclType, { kind: 'object' }>>();
+  collectObjects(type, objects);
+  const classes = new Map<DeclType, CelObjectClass>();
+  for (const object of objects) {
+    const Class = class extends CelObject {};
+    classes.set(object, Class);
+    const fields: Record<string, string> = {};
+    for (const [name, field] of object.fields) fields[name] = celTypeName(field.type);
+    env.registerType(object.name, { ctor: Class, fields });
+    env.registerOperator(`${object.name} == ${object.name}`, (a: CelObject, b: CelObject) =>
+      jsonEqual(a[RAW_JSON], b[RAW_JSON]),
+    );
+  }
+  env.registerVariable('self', celTypeName(type));
+  env.registerVariable('oldSelf', celTypeName(type));
+  const probe = newKubernetesEnvironment();
+  probe.registerVariable('text', 'string');
+  const parseDuration = probe.parse('duration(text)');
+  return { env, converter: new ValueConverter(classes, (text) => parseDuration({ text })) };
+}
+
+function referencesOldSelf(node: ASTNode): boolean {
+  if (node.op === 'id') return node.args === 'oldSelf';
+  const args: unknown = node.args;
+  const visit = (value: unknown): boolean => {
+    if (Array.isArray(value)) return value.some(visit);
+    if (value !== null && typeof value === 'object' && 'op' in value)
+      return referencesOldSelf(value as ASTNode);
+    return false;
+  };
+  return visit(args);
+}
+
+/** The path a rule's `fieldPath` names, relative to the node, or undefined when it names nothing (ValidFieldPath). */
+export function normalizeFieldPath(fieldPath: string, schema: JSONSchemaProps): string | undefined {
+  const tokens = fieldPath.match(/'(?:[^'\\]|\\.)*'|[.[\]]|[^.[\]']+/g) ?? [];
+  let current: JSONSchemaProps | undefined = schema;
+  const parts: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    let name: string;
+    if (token === '.') {
+      const next = tokens[++i];
+      if (next === undefined || next === '.' || next === '[' || next === ']') return undefined;
+      name = next;
+    } else if (token === '[') {
+      const quoted = tokens[++i];
+      if (quoted === undefined || quoted.length < 2 || !quoted.startsWith("'") || !quoted.endsWith("'"))
+        return undefined;
+      name = quoted.slice(1, -1).replace(/\\(.)/g, '$1');
+      if (tokens[++i] !== ']') return undefined;
+    } else return undefined;
+    if (current?.properties !== undefined) {
+      const prop: JSONSchemaProps | undefined = current.properties[name];
+      if (prop === undefined) return undefined;
+      parts.push(parts.length === 0 ? name : `.${name}`);
+      current = prop;
+    } else if (
+      current?.additionalProperties !== undefined &&
+      typeof current.additionalProperties === 'object'
+    ) {
+      parts.push(`[${name}]`);
+      current = current.additionalProperties as JSONSchemaProps;
+    } else return undefined;
+  }
+  return parts.join('');
+}
+
+const NEWLINES = /[\n\r]+/;
+
+class SchemaCompiler {
+  readonly errors: FieldError[] = [];
+  private totalCost = 0;
+  private readonly expensive: { path: string; cost: number }[] = [];
+
+  constructor(private readonly builder: DeclTypeBuilder) {}
+
+  finish(path: string): void {
+    if (this.totalCost > STATIC_ESTIMATED_CRD_COST_LIMIT) {
+      for (const rule of this.expensive)
+        this.errors.push(
+          fieldForbidden(
+            rule.path,
+            'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema',
+          ),
+        );
+      this.errors.push(
+        fieldForbidden(
+          path,
+          costErrorMessage(
+            'x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema',
+            this.totalCost,
+            STATIC_ESTIMATED_CRD_COST_LIMIT,
+          ),
+        ),
+      );
+    }
+  }
+
+  private observe(path: string, cost: number): void {
+    this.totalCost += cost;
+    if (cost < STATIC_ESTIMATED_CRD_COST_LIMIT / 100) return;
+    this.expensive.push({ path, cost });
+    this.expensive.sort((a, b) => b.cost - a.cost);
+    if (this.expensive.length > 4) this.expensive.length = 4;
+  }
+
+  /**
+   * Compiles the rules of `schema` and below. `cardinality` is how often the node can occur
+   * (undefined: unbounded); `uncorrelatable` the path of the nearest ancestor whose old value
+   * cannot be matched to the new one.
+   */
+  node(
+    schema: JSONSchemaProps,
+    type: DeclType | undefined,
+    path: string,
+    isRoot: boolean,
+    cardinality: number | undefined,
+    uncorrelatable: string | undefined,
+  ): RuleNode | undefined {
+    const result: RuleNode = { schema, type, rules: [], properties: new Map() };
+    let hasRules = false;
+    const rules = schema['x-kubernetes-validations'] ?? [];
+    if (rules.length > 0) {
+      const nodeType =
+        type ??
+        this.builder.build(
+          schema,
+          isRoot || schema['x-kubernetes-embedded-resource'] === true,
+          `selfType${++typeCounter}`,
+        );
+      this.compileRules(result, rules, nodeType, path, cardinality, uncorrelatable);
+      hasRules = true;
+    }
+    const childCardinality = (max: number | undefined): number | undefined =>
+      cardinality === undefined || max === undefined ? undefined : cardinality * max;
+
+    const additional = schema.additionalProperties;
+    if (additional !== undefined && typeof additional === 'object') {
+      const child = this.node(
+        additional as JSONSchemaProps,
+        type?.kind === 'map' ? type.elem : undefined,
+        `${path}.additionalProperties`,
+        false,
+        childCardinality(schema.maxProperties),
+        uncorrelatable,
+      );
+      if (child) {
+        result.additionalProperties = child;
+        hasRules = true;
+      }
+    }
+    for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+      const correlatable = schema['x-kubernetes-map-type'] !== 'atomic';
+      const fieldType =
+        type?.kind === 'object'
+          ? [...type.fields.values()].find((f) => f.jsonName === name)?.type
+          : undefined;
+      const child = this.node(
+        prop,
+        fieldType,
+        `${path}.properties[${name}]`,
+        false,
+        childCardinality(1),
+        uncorrelatable ?? (correlatable ? undefined : path),
+      );
+      if (child) {
+        result.properties.set(name, child);
+        hasRules = true;
+      }
+    }
+    if (schema.items !== undefined && !Array.isArray(schema.items)) {
+      const items = schema.items as JSONSchemaProps;
+      const child = this.node(
+        items,
+        type?.kind === 'list' ? type.elem : undefined,
+        `${path}.items`,
+        false,
+        childCardinality(schema.maxItems),
+        uncorrelatable ?? (schema['x-kubernetes-list-type'] === 'map' ? undefined : path),
+      );
+      if (child) {
+        result.items = child;
+        hasRules = true;
+      }
+    }
+    return hasRules ? result : undefined;
+  }
+
+  private compileRules(
+    node: RuleNode,
+    rules: ValidationRule[],
+    type: DeclType | undefined,
+    path: string,
+    cardinality: number | undefined,
+    uncorrelatable: string | undefined,
+  ): void {
+    const schemaErrors: FieldError[] = [];
+    rules.forEach((rule, i) => {
+      const at = `${path}.x-kubernetes-validations[${i}]`;
+      const trimmedRule = (rule.rule ?? '').trim();
+      const trimmedMessage = (rule.message ?? '').trim();
+      if (trimmedRule === '') schemaErrors.push(fieldRequired(`${at}.rule`, 'rule is not specified'));
+      else if ((rule.message ?? '').length > 0 && trimmedMessage === '')
+        schemaErrors.push(
+          fieldInvalid(`${at}.message`, rule.message, 'message must be non-empty if specified'),
+        );
+      else if (NEWLINES.test(trimmedMessage))
+        schemaErrors.push(
+          fieldInvalid(`${at}.message`, rule.message, 'message must not contain line breaks'),
+        );
+      else if (NEWLINES.test(trimmedRule) && trimmedMessage === '')
+        schemaErrors.push(
+          fieldRequired(`${at}.message`, 'message must be specified if rule contains line breaks'),
+        );
+      if ((rule.messageExpression ?? '').length > 0 && rule.messageExpression!.trim() === '')
+        schemaErrors.push(
+          fieldRequired(`${at}.messageExpression`, 'messageExpression must be non-empty if specified'),
+        );
+      if (rule.reason !== undefined && !SUPPORTED_REASONS.includes(rule.reason))
+        schemaErrors.push(fieldNotSupported(`${at}.reason`, rule.reason, SUPPORTED_REASONS));
+      if (rule.fieldPath !== undefined && rule.fieldPath.length > 0) {
+        if (rule.fieldPath.trim() === '')
+          schemaErrors.push(
+            fieldInvalid(`${at}.fieldPath`, rule.fieldPath, 'fieldPath must be non-empty if specified'),
+          );
+        if (/\n/.test(rule.fieldPath))
+          schemaErrors.push(
+            fieldInvalid(`${at}.fieldPath`, rule.fieldPath, 'fieldPath must not contain line breaks'),
+          );
+        if (normalizeFieldPath(rule.fieldPath, node.schema) === undefined)
+          schemaErrors.push(
+            fieldInvalid(`${at}.fieldPath`, rule.fieldPath, 'fieldPath must be a valid path'),
+          );
+      }
+    });
+    if (schemaErrors.length > 0) {
+      this.errors.push(...schemaErrors);
+      return;
+    }
+    if (type === undefined) {
+      this.errors.push({
+        type: 'InternalError',
+        field: `${path}.x-kubernetes-validations`,
+        badValue: '',
+        detail:
+          'internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations',
+      });
+      return;
+    }
+    const { env, converter } = environmentFor(type);
+    node.env = env;
+    node.converter = converter;
+    const ruleCardinality = cardinality ?? maxCardinality(type.minSerializedSize);
+    rules.forEach((rule, i) => {
+      const at = `${path}.x-kubernetes-validations[${i}]`;
+      const compiled = this.compileRule(env, rule, type, node.schema, at, ruleCardinality, uncorrelatable);
+      if (compiled) node.rules.push(compiled);
+    });
+  }
+
+  private compileRule(
+    env: Environment,
+    rule: ValidationRule,
+    type: DeclType,
+    schema: JSONSchemaProps,
+    at: string,
+    cardinality: number,
+    uncorrelatable: string | undefined,
+  ): CompiledRule | undefined {
+    let program: ParseResult;
+    try {
+      program = env.parse(rule.rule);
+    } catch (error) {
+      this.observe(`${at}.rule`, 0);
+      this.errors.push(
+        fieldInvalid(
+          `${at}.rule`,
+          renderRule(rule),
+          `compilation failed: ${formatIssue(error as Error, rule.rule)}`,
+        ),
+      );
+      return undefined;
+    }
+    const checked = program.check();
+    if (!checked.valid) {
+      this.observe(`${at}.rule`, 0);
+      this.errors.push(
+        fieldInvalid(
+          `${at}.rule`,
+          renderRule(rule),
+          `compilation failed: ${formatIssue(checked.error as Error, rule.rule)}`,
+        ),
+      );
+      return undefined;
+    }
+    const cost = Math.min(estimateMaxCost(program.ast, type) * cardinality, Number.MAX_SAFE_INTEGER);
+    if (cost > STATIC_ESTIMATED_COST_LIMIT)
+      this.errors.push(
+        fieldForbidden(
+          `${at}.rule`,
+          costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT),
+        ),
+      );
+    this.observe(`${at}.rule`, cost);
+    if (checked.type !== 'bool') {
+      this.errors.push(
+        fieldInvalid(`${at}.rule`, renderRule(rule), 'cel expression must evaluate to a bool'),
+      );
+      return undefined;
+    }
+    const transition = referencesOldSelf(program.ast);
+    let message: ParseResult | undefined;
+    if (rule.messageExpression !== undefined && rule.messageExpression !== '') {
+      message = this.compileMessageExpression(env, rule, type, at);
+    }
+    if (transition && uncorrelatable !== undefined) {
+      this.errors.push(
+        fieldInvalid(
+          `${at}.rule`,
+          rule.rule,
+          `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`,
+        ),
+      );
+    }
+    const fieldPath = rule.fieldPath ? normalizeFieldPath(rule.fieldPath, schema) : undefined;
+    return { rule, program, message, transition, fieldPath };
+  }
+
+  private compileMessageExpression(
+    env: Environment,
+    rule: ValidationRule,
+    type: DeclType,
+    at: string,
+  ): ParseResult | undefined {
+    const source = rule.messageExpression!;
+    let program: ParseResult;
+    try {
+      program = env.parse(source);
+    } catch (error) {
+      this.errors.push(
+        fieldInvalid(
+          `${at}.messageExpression`,
+          renderRule(rule),
+          `messageExpression compilation failed: ${formatIssue(error as Error, source)}`,
+        ),
+      );
+      return undefined;
+    }
+    const checked = program.check();
+    if (!checked.valid) {
+      this.errors.push(
+        fieldInvalid(
+          `${at}.messageExpression`,
+          renderRule(rule),
+          `messageExpression compilation failed: ${formatIssue(checked.error as Error, source)}`,
+        ),
+      );
+      return undefined;
+    }
+    if (checked.type !== 'string') {
+      this.errors.push(
+        fieldInvalid(
+          `${at}.messageExpression`,
+          renderRule(rule),
+          'messageExpression must evaluate to a string',
+        ),
+      );
+      return undefined;
+    }
+    const cost = estimateMaxCost(program.ast, type);
+    if (cost > STATIC_ESTIMATED_COST_LIMIT)
+      this.errors.push(
+        fieldForbidden(
+          `${at}.messageExpression`,
+          costErrorMessage('estimated messageExpression cost', cost, STATIC_ESTIMATED_COST_LIMIT),
+        ),
+      );
+    this.observe(`${at}.messageExpression`, cost);
+    return program;
+  }
+}
+
+/** Compiles every rule under `schema`; errors come back at `path` with upstream's texts. */
+export function compileRuleTree(
+  schema: JSONSchemaProps,
+  path: string,
+): { errors: FieldError[]; root: RuleNode | undefined } {
+  const builder = new DeclTypeBuilder();
+  const rootType = builder.build(schema, true, `selfType${++typeCounter}`);
+  const compiler = new SchemaCompiler(builder);
+  const root = compiler.node(schema, rootType, path, true, 1, undefined);
+  compiler.finish(path);
+  return { errors: compiler.errors, root };
+}

@@ -1,0 +1,153 @@
+// Evaluation of compiled rules (apiextensions schema/cel/validation.go): every rule at every value
+// its node applies to, `oldSelf` bound where the old value correlates (object properties, map
+// values by key, items of list-type=map lists by their keys), transition rules skipped without
+// an old value, and failures reported as upstream reports them.
+import { Optional } from '@marcbachmann/cel-js';
+import {
+  childPath,
+  type FieldError,
+  fieldForbidden,
+  fieldInvalid,
+  fieldRequired,
+  indexPath,
+} from '../../api/selectors/field-errors.js';
+import type { RuleNode } from './schema-rules.js';
+
+const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The schema type as the bad value of rule failures (`Invalid value: "object"`). */
+function schemaTypeOf(node: RuleNode): string {
+  return node.schema.type ?? '';
+}
+
+function errorForReason(
+  reason: string | undefined,
+  field: string,
+  value: string,
+  detail: string,
+): FieldError {
+  switch (reason) {
+    case 'FieldValueForbidden':
+      return fieldForbidden(field, detail);
+    case 'FieldValueRequired':
+      return fieldRequired(field, detail);
+    case 'FieldValueDuplicate':
+      return { type: 'FieldValueDuplicate', field, badValue: value, detail: '' };
+    default:
+      return fieldInvalid(field, value, detail);
+  }
+}
+
+function ruleText(rule: { rule: string; message?: string | undefined }): string {
+  return rule.message !== undefined && rule.message.length > 0 ? rule.message.trim() : rule.rule.trim();
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error)
+    return (error as Error & { summary?: string }).summary ?? error.message.split('\n')[0]!;
+  return String(error);
+}
+
+function evaluateRules(
+  node: RuleNode,
+  value: unknown,
+  old: unknown,
+  path: string,
+  errors: FieldError[],
+): void {
+  if (node.rules.length === 0 || node.converter === undefined || node.type === undefined) return;
+  const self = node.converter.convert(value, node.type);
+  let oldSelf: unknown;
+  const context: Record<string, unknown> = { self };
+  for (const compiled of node.rules) {
+    const rule = compiled.rule;
+    if (compiled.transition) {
+      if (old === undefined && !rule.optionalOldSelf) continue;
+      if (oldSelf === undefined)
+        oldSelf = old === undefined ? undefined : node.converter.convert(old, node.type);
+      context.oldSelf = rule.optionalOldSelf
+        ? oldSelf === undefined
+          ? Optional.none()
+          : Optional.of(oldSelf)
+        : oldSelf;
+    }
+    const type = schemaTypeOf(node);
+    let result: unknown;
+    try {
+      result = compiled.program(context);
+    } catch (error) {
+      const text = errorText(error);
+      errors.push(
+        fieldInvalid(
+          path,
+          type,
+          /^no such overload/i.test(text)
+            ? `'${text}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(rule)}`
+            : `${text} evaluating rule: ${ruleText(rule)}`,
+        ),
+      );
+      continue;
+    }
+    if (result === true) continue;
+    const field = compiled.fieldPath ? childPath(path, compiled.fieldPath) : path;
+    const fallback = rule.message ? rule.message.trim() : `failed rule: ${ruleText(rule)}`;
+    let detail = fallback;
+    if (compiled.message !== undefined) {
+      try {
+        const message = compiled.message(context);
+        const trimmed = typeof message === 'string' ? message.trim() : '';
+        if (trimmed.length > 0 && trimmed.length <= MAX_MESSAGE_EXPRESSION_BYTES && !/\n/.test(trimmed))
+          detail = trimmed;
+      } catch {
+        // upstream logs a failed messageExpression and reports the message instead
+      }
+    }
+    errors.push(errorForReason(rule.reason, field, type, detail));
+  }
+}
+
+/** The old item of a list-type=map list with the same key values as `item`. */
+function correlatedItem(node: RuleNode, item: unknown, oldList: unknown[]): unknown {
+  const keys = node.schema['x-kubernetes-list-map-keys'] ?? [];
+  if (!isObject(item)) return undefined;
+  return oldList.find(
+    (candidate) => isObject(candidate) && keys.every((key) => candidate[key] === item[key]),
+  );
+}
+
+/** Walks `value` (and its correlated `old`) under `node`, collecting failed rules. */
+export function validateNode(
+  node: RuleNode,
+  value: unknown,
+  old: unknown,
+  path: string,
+  errors: FieldError[],
+): void {
+  if (value === null || value === undefined) return;
+  evaluateRules(node, value, old, path, errors);
+  if (isObject(value)) {
+    const oldObject = isObject(old) ? old : undefined;
+    for (const [name, child] of node.properties) {
+      if (value[name] === undefined) continue;
+      validateNode(child, value[name], oldObject?.[name], childPath(path, name), errors);
+    }
+    if (node.additionalProperties !== undefined) {
+      for (const [key, item] of Object.entries(value)) {
+        if (node.properties.has(key) || node.schema.properties?.[key] !== undefined) continue;
+        validateNode(node.additionalProperties, item, oldObject?.[key], indexPath(path, key), errors);
+      }
+    }
+  } else if (Array.isArray(value) && node.items !== undefined) {
+    const oldList = Array.isArray(old) && node.schema['x-kubernetes-list-type'] === 'map' ? old : undefined;
+    value.forEach((item, index) => {
+      const oldItem = oldList === undefined ? undefined : correlatedItem(node, item, oldList);
+      validateNode(node.items!, item, oldItem, indexPath(path, index), errors);
+    });
+  }
+}
