@@ -123,7 +123,7 @@ export class DeclTypeBuilder {
       case 'array': {
         if (s.items === undefined || Array.isArray(s.items)) return undefined;
         const items = s.items as JSONSchemaProps;
-        const elem = this.build(items, items['x-kubernetes-embedded-resource'] === true, `${name}.@idx`);
+        const elem = this.build(items, items['x-kubernetes-embedded-resource'] === true, `${name}.__idx__`);
         if (elem === undefined) return undefined;
         const maxElements =
           s.maxItems !== undefined
@@ -138,7 +138,7 @@ export class DeclTypeBuilder {
           const elem = this.build(
             valueSchema,
             valueSchema['x-kubernetes-embedded-resource'] === true,
-            `${name}.@elem`,
+            `${name}.__elem__`,
           );
           if (elem === undefined) return undefined;
           const maxElements =

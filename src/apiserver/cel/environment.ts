@@ -37,3 +37,20 @@ export function kubernetesEnvironment(): Environment {
 export function newKubernetesEnvironment(): Environment {
   return kubernetesEnvironment().clone(OPTIONS);
 }
+
+/** A child of `env` (which is frozen from then on) with the same options. */
+export function extendEnvironment(env: Environment): Environment {
+  return env.clone(OPTIONS);
+}
+
+let durationProgram: ((context: { text: string }) => unknown) | undefined;
+
+/** A duration value from Go duration text (`1h30m`), as the CEL library represents durations. */
+export function parseDuration(text: string): unknown {
+  if (durationProgram === undefined) {
+    const env = newKubernetesEnvironment();
+    env.registerVariable('text', 'string');
+    durationProgram = env.parse('duration(text)');
+  }
+  return durationProgram({ text });
+}

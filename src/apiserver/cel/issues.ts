@@ -10,15 +10,46 @@ interface LibraryError {
   range?: { start: number; end: number };
 }
 
-/** Where cel-go points: the `.` of a selection, the operator of a binary expression, else the start. */
+const BINARY_OPERATORS = new Set([
+  '==',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  'in',
+  '&&',
+  '||',
+]);
+
+/**
+ * Where cel-go points: the `.` of a selection, the operator of a binary expression, the `(` of a
+ * call, the `[` of an index, else the start of the expression.
+ */
 function offsetOf(error: LibraryError, source: string): number {
   const node = error.node as { op?: string; args?: unknown; start?: number; pos?: number } | undefined;
   const start = error.range?.start ?? node?.pos ?? 0;
-  if (node?.op === '.' && Array.isArray(node.args)) {
-    const operand = node.args[0] as { end?: number } | undefined;
-    if (operand?.end !== undefined) return source.indexOf('.', operand.end);
-  }
-  return start;
+  if (node?.op === undefined || !Array.isArray(node.args)) return start;
+  const args = node.args as unknown[];
+  const endOf = (value: unknown): number | undefined =>
+    typeof value === 'object' && value !== null && 'end' in value
+      ? (value as { end: number }).end
+      : undefined;
+  let from: number | undefined;
+  let token: string | undefined;
+  if (node.op === '.' || node.op === '.?') [from, token] = [endOf(args[0]), '.'];
+  else if (node.op === '[]' || node.op === '[?]') [from, token] = [endOf(args[0]), '['];
+  else if (BINARY_OPERATORS.has(node.op)) [from, token] = [endOf(args[0]), node.op];
+  else if (node.op === 'rcall') [from, token] = [endOf(args[1]), '('];
+  else if (node.op === 'call') [from, token] = [start, '('];
+  if (from === undefined || token === undefined) return start;
+  const at = source.indexOf(token, from);
+  return at < 0 ? start : at;
 }
 
 /** cel-go's wording for the library's messages, where they differ. */

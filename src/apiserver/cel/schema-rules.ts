@@ -15,7 +15,7 @@ import { goQuote } from '../../api/selectors/go-text.js';
 import type { JSONSchemaProps, ValidationRule } from '../../api/types/apiextensions-v1.generated.js';
 import { estimateMaxCost, maxCardinality } from './cost.js';
 import { celTypeName, type DeclType, DeclTypeBuilder } from './decl-types.js';
-import { newKubernetesEnvironment } from './environment.js';
+import { extendEnvironment, newKubernetesEnvironment, parseDuration } from './environment.js';
 import { formatIssue } from './issues.js';
 import { CelObject, type CelObjectClass, jsonEqual, RAW_JSON, ValueConverter } from './values.js';
 
@@ -46,7 +46,6 @@ export interface RuleNode {
   schema: JSONSchemaProps;
   type: DeclType | undefined;
   rules: CompiledRule[];
-  env?: Environment | undefined;
   converter?: ValueConverter | undefined;
   properties: Map<string, RuleNode>;
   items?: RuleNode | undefined;
@@ -84,9 +83,19 @@ function collectObjects(type: DeclType | undefined, into: Set<Extract<DeclType, 
   } else if (type.kind === 'list' || type.kind === 'map') collectObjects(type.elem, into);
 }
 
-/** An environment declaring `self` and `oldSelf` as `type`, with a converter for its values. */
-function environmentFor(type: DeclType): { env: Environment; converter: ValueConverter } {
-  const env = newKubernetesEnvironment();
+/** The environments of one node's rules and the converter for its values. */
+interface NodeEnvironment {
+  /** `self` and `oldSelf` of the node's type. */
+  env: Environment;
+  /** `oldSelf` optional, for rules with `optionalOldSelf: true`. */
+  optionalEnv: () => Environment;
+  converter: ValueConverter;
+}
+
+/** Environments declaring `self` and `oldSelf` as `type`, with a converter for its values. */
+function environmentFor(type: DeclType): NodeEnvironment {
+  const typesEnv = newKubernetesEnvironment();
+  const env = typesEnv;
   const objects = new Set<Extract<DeclType, { kind: 'object' }>>();
   collectObjects(type, objects);
   const classes = new Map<DeclType, CelObjectClass>();
@@ -100,12 +109,23 @@ function environmentFor(type: DeclType): { env: Environment; converter: ValueCon
       jsonEqual(a[RAW_JSON], b[RAW_JSON]),
     );
   }
-  env.registerVariable('self', celTypeName(type));
-  env.registerVariable('oldSelf', celTypeName(type));
-  const probe = newKubernetesEnvironment();
-  probe.registerVariable('text', 'string');
-  const parseDuration = probe.parse('duration(text)');
-  return { env, converter: new ValueConverter(classes, (text) => parseDuration({ text })) };
+  const typeName = celTypeName(type);
+  const ruleEnv = extendEnvironment(typesEnv);
+  ruleEnv.registerVariable('self', typeName);
+  ruleEnv.registerVariable('oldSelf', typeName);
+  let optionalEnv: Environment | undefined;
+  return {
+    env: ruleEnv,
+    optionalEnv: () => {
+      if (optionalEnv === undefined) {
+        optionalEnv = extendEnvironment(typesEnv);
+        optionalEnv.registerVariable('self', typeName);
+        optionalEnv.registerVariable('oldSelf', `optional<${typeName}>`);
+      }
+      return optionalEnv;
+    },
+    converter: new ValueConverter(classes, parseDuration),
+  };
 }
 
 function referencesOldSelf(node: ASTNode): boolean {
@@ -337,12 +357,12 @@ class SchemaCompiler {
       });
       return;
     }
-    const { env, converter } = environmentFor(type);
-    node.env = env;
-    node.converter = converter;
+    const environment = environmentFor(type);
+    node.converter = environment.converter;
     const ruleCardinality = cardinality ?? maxCardinality(type.minSerializedSize);
     rules.forEach((rule, i) => {
       const at = `${path}.x-kubernetes-validations[${i}]`;
+      const env = rule.optionalOldSelf === true ? environment.optionalEnv() : environment.env;
       const compiled = this.compileRule(env, rule, type, node.schema, at, ruleCardinality, uncorrelatable);
       if (compiled) node.rules.push(compiled);
     });

@@ -1,0 +1,103 @@
+// The Kubernetes CEL environment: the standard library with optional types, the strings and
+// sets extensions and Kubernetes' lists, regex, URL and quantity libraries.
+import { describe, expect, it } from 'vitest';
+import { newKubernetesEnvironment } from '../../../../src/apiserver/cel/environment.js';
+
+function evaluate(expression: string): unknown {
+  return newKubernetesEnvironment().evaluate(expression);
+}
+
+describe('Kubernetes CEL library', () => {
+  const cases: [string, unknown][] = [
+    // lists
+    ['[1, 2, 2, 3].isSorted()', true],
+    ['[3, 1].isSorted()', false],
+    ['["a", "b"].isSorted()', true],
+    ['[1, 2, 3].sum()', 6n],
+    ['[1.5, 2.5].sum()', 4],
+    ['[].sum() == 0', true],
+    ['[3, 1, 2].min()', 1n],
+    ['[3, 1, 2].max()', 3n],
+    ['["b", "a"].min()', 'a'],
+    ['[1, 2, 3, 2].indexOf(2)', 1n],
+    ['[1, 2, 3, 2].lastIndexOf(2)', 3n],
+    ['[1, 2].indexOf(5)', -1n],
+    // regex
+    ['"abc 123".find("[0-9]+")', '123'],
+    ['"abc".find("[0-9]+")', ''],
+    ['"a1b2c3".findAll("[0-9]")', ['1', '2', '3']],
+    ['"a1b2c3".findAll("[0-9]", 2)', ['1', '2']],
+    ['"abc".matches("^a")', true],
+    // strings extension
+    ['"hello".charAt(1)', 'e'],
+    ['"hello".charAt(5)', ''],
+    ['"hello".indexOf("l")', 2n],
+    ['"hello".lastIndexOf("l")', 3n],
+    ['"Hello".lowerAscii()', 'hello'],
+    ['"Hello".upperAscii()', 'HELLO'],
+    ['"a-b-c".replace("-", "+")', 'a+b+c'],
+    ['"a-b-c".replace("-", "+", 1)', 'a+b-c'],
+    ['"a,b".split(",")', ['a', 'b']],
+    ['"hello".substring(1, 3)', 'el'],
+    ['"  x ".trim()', 'x'],
+    ['["a", "b"].join("-")', 'a-b'],
+    ['"abc".reverse()', 'cba'],
+    ['strings.quote("a\\"b")', '"a\\"b"'],
+    // sets extension
+    ['sets.contains([1, 2, 3], [1, 3])', true],
+    ['sets.contains([1, 2], [4])', false],
+    ['sets.equivalent([1, 2], [2, 1, 1])', true],
+    ['sets.intersects([1, 2], [2, 5])', true],
+    ['sets.intersects([1], [5])', false],
+    // optional types
+    ['optional.of(1).hasValue()', true],
+    ['optional.none().orValue(5)', 5n],
+    ['{"a": 1}.?b.orValue(2)', 2n],
+    ['{"a": 1}[?"a"].value()', 1n],
+    // urls
+    ['isURL("https://example.com:8443/a/b?x=1&x=2")', true],
+    ['isURL("not a url")', false],
+    ['isURL("/absolute/path")', true],
+    ['url("https://example.com:8443/a/b").getScheme()', 'https'],
+    ['url("https://example.com:8443/a/b").getHost()', 'example.com:8443'],
+    ['url("https://example.com:8443/a/b").getHostname()', 'example.com'],
+    ['url("https://example.com:8443/a/b").getPort()', '8443'],
+    ['url("https://[::1]:80/").getHostname()', '::1'],
+    ['url("https://example.com/a/b?x=1").getEscapedPath()', '/a/b'],
+    ['url("https://example.com/?x=1&x=2&y=3").getQuery()["x"]', ['1', '2']],
+    // quantity
+    ['isQuantity("1.5Gi")', true],
+    ['isQuantity("1.5Gix")', false],
+    ['quantity("1Gi").isGreaterThan(quantity("1G"))', true],
+    ['quantity("500m").isLessThan(quantity("1"))', true],
+    ['quantity("1") == quantity("1000m")', true],
+    ['quantity("1k").compareTo(quantity("999"))', 1n],
+    ['quantity("1.5").isInteger()', false],
+    ['quantity("2k").asInteger()', 2000n],
+    ['quantity("500m").asApproximateFloat()', 0.5],
+    ['quantity("-1").sign()', -1n],
+    ['quantity("1").add(quantity("500m")) == quantity("1500m")', true],
+    ['quantity("1").add(2) == quantity("3")', true],
+    ['quantity("1").sub(quantity("500m")) == quantity("500m")', true],
+    ['quantity("5").sub(2) == quantity("3")', true],
+  ];
+  it.each(cases)('%s', (expression, expected) => {
+    expect(evaluate(expression)).toEqual(expected);
+  });
+
+  const failures: [string, string][] = [
+    ['[].min()', 'min called on empty list'],
+    ['quantity("1.5").asInteger()', 'cannot convert value to integer'],
+    ['url("not a url")', 'URL parse error during conversion from string'],
+  ];
+  it.each(failures)('%s fails: %s', (expression, message) => {
+    expect(() => evaluate(expression)).toThrow(message);
+  });
+
+  it('type-checks library calls', () => {
+    const env = newKubernetesEnvironment();
+    expect(env.check('[1, 2].sum() + 1').type).toBe('int');
+    expect(env.check('quantity("1").isInteger()').type).toBe('bool');
+    expect(env.check('[1, 2].indexOf("a")').valid).toBe(false);
+  });
+});
