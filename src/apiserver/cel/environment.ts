@@ -1,8 +1,10 @@
 // The Kubernetes CEL environment (k8s.io/apiserver/pkg/cel/environment/base.go): the standard
 // library with optional types, the strings and sets extensions and Kubernetes' libraries (lists,
-// regex, URLs, quantities). Shared by CRD rules and, later, ValidatingAdmissionPolicy; callers
+// regex, URLs, quantities, IP addresses and CIDRs, named formats). Shared by CRD rules and, later, ValidatingAdmissionPolicy; callers
 // clone it and declare their variables on the clone.
 import { Environment } from '@marcbachmann/cel-js';
+import { registerFormat } from './library/format.js';
+import { registerIP } from './library/ip.js';
 import { registerLists } from './library/lists.js';
 import { registerQuantity } from './library/quantity.js';
 import { registerRegex } from './library/regex.js';
@@ -28,6 +30,8 @@ export function kubernetesEnvironment(): Environment {
     registerSets(env);
     registerUrls(env);
     registerQuantity(env);
+    registerIP(env);
+    registerFormat(env);
     base = env;
   }
   return base;

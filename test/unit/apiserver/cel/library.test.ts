@@ -80,6 +80,46 @@ describe('Kubernetes CEL library', () => {
     ['quantity("1").add(2) == quantity("3")', true],
     ['quantity("1").sub(quantity("500m")) == quantity("500m")', true],
     ['quantity("5").sub(2) == quantity("3")', true],
+    // ip and cidr
+    ['isIP("1.2.3.4")', true],
+    ['isIP("01.2.3.4")', false],
+    ['isIP("::ffff:1.2.3.4")', false],
+    ['isIP("fe80::1%eth0")', false],
+    ['ip("2001:db8::1").family()', 6n],
+    ['string(ip("2001:0db8:0:0::1"))', '2001:db8::1'],
+    ['string(ip("1:0:0:1:0:0:0:1"))', '1:0:0:1::1'],
+    ['ip.isCanonical("2001:db8::1")', true],
+    ['ip.isCanonical("2001:DB8::1")', false],
+    ['ip("127.0.0.1").isLoopback()', true],
+    ['ip("::1").isLoopback()', true],
+    ['ip("0.0.0.0").isUnspecified()', true],
+    ['ip("8.8.8.8").isGlobalUnicast()', true],
+    ['ip("fe80::1").isLinkLocalUnicast()', true],
+    ['ip("224.0.0.1").isLinkLocalMulticast()', true],
+    ['ip("1.2.3.4") == ip("1.2.3.4")', true],
+    ['isCIDR("10.0.0.0/8")', true],
+    ['isCIDR("10.0.0.0/33")', false],
+    ['cidr("10.0.0.0/8").containsIP("10.1.2.3")', true],
+    ['cidr("10.0.0.0/8").containsIP(ip("11.1.2.3"))', false],
+    ['cidr("10.0.0.0/8").containsCIDR("10.1.0.0/16")', true],
+    ['cidr("10.1.0.0/16").containsCIDR(cidr("10.0.0.0/8"))', false],
+    ['string(cidr("10.1.2.3/8").masked())', '10.0.0.0/8'],
+    ['cidr("10.1.2.3/8").prefixLength()', 8n],
+    ['string(cidr("10.1.2.3/8").ip())', '10.1.2.3'],
+    // named formats
+    ['format.dns1123Label().validate("my-name").hasValue()', false],
+    [
+      'format.dns1123Label().validate("My_Name").value()',
+      [
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+      ],
+    ],
+    ['format.named("uuid").value().validate("nope").value()', ['does not match the UUID format']],
+    ['format.named("bogus").hasValue()', false],
+    ['format.dns1123LabelPrefix().validate("abc-").hasValue()', false],
+    ['format.date().validate("2020-02-30").value()', ['invalid date']],
+    ['format.datetime().validate("2020-02-03T01:02:03Z").hasValue()', false],
+    ['format.byte().validate("not base64!").value()', ['invalid base64']],
   ];
   it.each(cases)('%s', (expression, expected) => {
     expect(evaluate(expression)).toEqual(expected);
@@ -89,6 +129,8 @@ describe('Kubernetes CEL library', () => {
     ['[].min()', 'min called on empty list'],
     ['quantity("1.5").asInteger()', 'cannot convert value to integer'],
     ['url("not a url")', 'URL parse error during conversion from string'],
+    ['ip("300.1.1.1")', 'parse error during conversion from string'],
+    ['cidr("10.0.0.0")', 'network address parse error during conversion from string'],
   ];
   it.each(failures)('%s fails: %s', (expression, message) => {
     expect(() => evaluate(expression)).toThrow(message);
