@@ -1,5 +1,5 @@
-// Compile errors as cel-go prints them (common/errors.go): `ERROR: <input>:line:col: message`,
-// then the source line and a caret under the column.
+// Errors as cel-go prints them: compile errors (common/errors.go) as `ERROR: <input>:line:col:
+// message`, the source line and a caret under the column; evaluation errors in its wording.
 import type { ASTNode } from '@marcbachmann/cel-js';
 
 interface LibraryError {
@@ -79,4 +79,27 @@ export function formatIssue(error: LibraryError, source: string): string {
   const lineText = source.slice(lineStart).split('\n')[0]!.replaceAll('\t', ' ');
   const message = messageOf(error, source, offset);
   return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${lineText}\n | ${'.'.repeat(column)}^`;
+}
+
+/** An evaluation error in cel-go's words (`no such key: x`, `division by zero`, ...). */
+export function runtimeErrorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { code, summary } = error as Error & { code?: string; summary?: string };
+  const text = summary ?? error.message.split('\n')[0]!;
+  switch (code) {
+    case 'no_such_key':
+      return text.replace(/^No such key/, 'no such key');
+    case 'index_out_of_bounds': {
+      const match = /index (-?\d+) (?:< 0|>= size (\d+))/.exec(text);
+      return match ? `index '${match[1]}' out of range in list size '${match[2] ?? '0'}'` : text;
+    }
+    case 'modulo_by_zero':
+      return 'modulus by zero';
+    case 'numeric_overflow':
+      return 'integer overflow';
+    case 'optional_value_missing':
+      return 'optional.none() dereference';
+    default:
+      return text;
+  }
 }

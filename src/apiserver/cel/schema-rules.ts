@@ -17,6 +17,7 @@ import { estimateMaxCost, maxCardinality } from './cost.js';
 import { celTypeName, type DeclType, DeclTypeBuilder } from './decl-types.js';
 import { extendEnvironment, newKubernetesEnvironment, parseDuration } from './environment.js';
 import { formatIssue } from './issues.js';
+import { regexProblem } from './library/regex.js';
 import { CelObject, type CelObjectClass, jsonEqual, RAW_JSON, ValueConverter } from './values.js';
 
 /** Largest static cost of one rule (StaticEstimatedCostLimit). */
@@ -126,6 +127,33 @@ function environmentFor(type: DeclType): NodeEnvironment {
     },
     converter: new ValueConverter(classes, parseDuration),
   };
+}
+
+/** Every node of an expression tree. */
+function* nodesOf(node: ASTNode): Generator<ASTNode> {
+  yield node;
+  const visit = function* (value: unknown): Generator<ASTNode> {
+    if (Array.isArray(value)) for (const item of value) yield* visit(item);
+    else if (value !== null && typeof value === 'object' && 'op' in value) yield* nodesOf(value as ASTNode);
+  };
+  if (node.op !== 'value' && node.op !== 'id') yield* visit(node.args);
+}
+
+const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
+
+/** The problem of the first constant regular expression that does not compile (cel.OptimizeRegex does this at program creation). */
+function constantRegexProblem(ast: ASTNode): string | undefined {
+  for (const node of nodesOf(ast)) {
+    if (node.op !== 'rcall' && node.op !== 'call') continue;
+    const name = node.args[0];
+    const args = node.op === 'rcall' ? node.args[2] : node.args[1];
+    if (!REGEX_FUNCTIONS.has(name)) continue;
+    const pattern = node.op === 'rcall' ? args[0] : args[1];
+    if (pattern?.op !== 'value' || typeof pattern.args !== 'string') continue;
+    const problem = regexProblem(pattern.args);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
 }
 
 function referencesOldSelf(node: ASTNode): boolean {
@@ -415,6 +443,13 @@ class SchemaCompiler {
     if (checked.type !== 'bool') {
       this.errors.push(
         fieldInvalid(`${at}.rule`, renderRule(rule), 'cel expression must evaluate to a bool'),
+      );
+      return undefined;
+    }
+    const regex = constantRegexProblem(program.ast);
+    if (regex !== undefined) {
+      this.errors.push(
+        fieldInvalid(`${at}.rule`, renderRule(rule), `program instantiation failed: ${regex}`),
       );
       return undefined;
     }

@@ -11,6 +11,7 @@ import {
   fieldRequired,
   indexPath,
 } from '../../api/selectors/field-errors.js';
+import { runtimeErrorText } from './issues.js';
 import type { RuleNode } from './schema-rules.js';
 
 const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
@@ -48,12 +49,6 @@ function ruleText(rule: { rule: string; message?: string | undefined }): string 
   return rule.message !== undefined && rule.message.length > 0 ? rule.message.trim() : rule.rule.trim();
 }
 
-function errorText(error: unknown): string {
-  if (error instanceof Error)
-    return (error as Error & { summary?: string }).summary ?? error.message.split('\n')[0]!;
-  return String(error);
-}
-
 function evaluateRules(
   node: RuleNode,
   value: unknown,
@@ -82,7 +77,7 @@ function evaluateRules(
     try {
       result = compiled.program(context);
     } catch (error) {
-      const text = errorText(error);
+      const text = runtimeErrorText(error);
       errors.push(
         fieldInvalid(
           path,

@@ -3,11 +3,39 @@ import type { Environment } from '@marcbachmann/cel-js';
 
 const compiled = new Map<string, RegExp>();
 
-/** The pattern compiled once; RE2 syntax is close enough to JavaScript's for these uses. */
+/**
+ * An RE2 pattern as a JavaScript one: leading flags `(?i)`, `(?s)`, `(?m)` become flags, named
+ * groups `(?P<name>` lose the `P`, `\A` and `\z` become anchors.
+ */
+export function translateRe2(pattern: string): { source: string; flags: string } {
+  let source = pattern;
+  let flags = '';
+  const leading = /^\(\?([imsU]+)\)/.exec(source);
+  if (leading) {
+    flags = [...new Set(leading[1]!.replace('U', ''))].join('');
+    source = source.slice(leading[0].length);
+  }
+  source = source.replaceAll('(?P<', '(?<').replace(/\\A/g, '^').replace(/\\z/g, '$(?![\\s\\S])');
+  return { source, flags };
+}
+
+/** The problem of a pattern that does not compile, or undefined. */
+export function regexProblem(pattern: string): string | undefined {
+  try {
+    const { source, flags } = translateRe2(pattern);
+    new RegExp(source, `${flags}u`);
+    return undefined;
+  } catch {
+    return `error parsing regexp: invalid regular expression: \`${pattern}\``;
+  }
+}
+
+/** The pattern compiled once, with global matching for find and findAll. */
 export function regexOf(pattern: string): RegExp {
   let regex = compiled.get(pattern);
   if (regex === undefined) {
-    regex = new RegExp(pattern, 'gu');
+    const { source, flags } = translateRe2(pattern);
+    regex = new RegExp(source, `${flags}gu`);
     if (compiled.size > 1000) compiled.clear();
     compiled.set(pattern, regex);
   }

@@ -28,6 +28,8 @@ describe('Kubernetes CEL library', () => {
     ['"a1b2c3".findAll("[0-9]")', ['1', '2', '3']],
     ['"a1b2c3".findAll("[0-9]", 2)', ['1', '2']],
     ['"abc".matches("^a")', true],
+    ['"ABC".find("(?i)b")', 'B'],
+    ['"k=v".find("(?P<key>[a-z]+)=")', 'k='],
     // strings extension
     ['"hello".charAt(1)', 'e'],
     ['"hello".charAt(5)', ''],

@@ -76,6 +76,13 @@ describe('compile errors', () => {
       ],
     ],
     [
+      'a constant regular expression that does not compile',
+      { rule: 'self.name.matches("[a-z")' },
+      [
+        `${AT}.rule: Invalid value: ${goRule('self.name.matches("[a-z")')}: program instantiation failed: error parsing regexp: invalid regular expression: \`[a-z\``,
+      ],
+    ],
+    [
       'a result that is not a bool',
       { rule: 'self.replicas' },
       [`${AT}.rule: Invalid value: ${goRule('self.replicas')}: cel expression must evaluate to a bool`],
@@ -265,7 +272,21 @@ describe('evaluation', () => {
 
   it('reports evaluation errors as upstream', () => {
     expect(validate([{ rule: 'self.name == "a"' }], { replicas: 1 })).toEqual([
-      'spec: Invalid value: "object": No such key: name evaluating rule: self.name == "a"',
+      'spec: Invalid value: "object": no such key: name evaluating rule: self.name == "a"',
+    ]);
+    expect(
+      validate(
+        [
+          { rule: 'self.tags[5] == "a"' },
+          { rule: 'self.replicas / 0 == 1', message: 'divided' },
+          { rule: 'self.replicas % 0 == 1' },
+        ],
+        { replicas: 1, tags: ['a'] },
+      ),
+    ).toEqual([
+      `spec: Invalid value: "object": index '5' out of range in list size '1' evaluating rule: self.tags[5] == "a"`,
+      'spec: Invalid value: "object": division by zero evaluating rule: divided',
+      'spec: Invalid value: "object": modulus by zero evaluating rule: self.replicas % 0 == 1',
     ]);
   });
 
