@@ -1,15 +1,78 @@
 // Static cost estimate of a rule (cel-go checker/cost.go with Kubernetes' size estimator,
 // apiextensions schema/cel/compilation.go): each step costs 1, string and list work costs a
 // tenth per element, comprehensions cost their body once per element; sizes come from the
-// schema's maxLength, maxItems and maxProperties, or what fits in one request.
+// schema's maxLength, maxItems and maxProperties, or what fits in one request. The same walk
+// with the sizes of actual values stands in for cel-go's runtime cost tracking.
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { type DeclType, MAX_REQUEST_SIZE_BYTES } from './decl-types.js';
 
-/** What an expression is known to be: its declared type (when it comes from `self`) and its largest size. */
+/**
+ * What an expression is known to be: its declared type (when it comes from `self`), the JSON
+ * values it can take (when estimating against actual values) and its largest size.
+ */
 interface Estimate {
   cost: number;
   size: number;
   type?: DeclType | undefined;
+  values?: unknown[] | undefined;
+}
+
+/** What a variable is bound to: its declared type and, at runtime, its candidate JSON values. */
+interface Binding {
+  type: DeclType | undefined;
+  values?: unknown[] | undefined;
+}
+
+type Scope = ReadonlyMap<string, Binding>;
+
+function jsonSize(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  if (Array.isArray(value)) return value.length;
+  if (typeof value === 'object' && value !== null) return Object.keys(value).length;
+  return 1;
+}
+
+/** The size of an expression: the largest actual value when known, else the declared bound. */
+function sized(
+  type: DeclType | undefined,
+  values: unknown[] | undefined,
+): { size: number; type?: DeclType | undefined; values?: unknown[] | undefined } {
+  if (values === undefined) return { size: sizeOf(type), type };
+  let size = 0;
+  for (const value of values) size = Math.max(size, jsonSize(value));
+  return { size, type, values };
+}
+
+/** The JSON values under a property of each of `values`. */
+function fieldValues(values: unknown[] | undefined, name: string | undefined): unknown[] | undefined {
+  if (values === undefined || name === undefined) return undefined;
+  const result: unknown[] = [];
+  for (const value of values)
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const field = (value as Record<string, unknown>)[name];
+      if (field !== undefined) result.push(field);
+    }
+  return result;
+}
+
+/** The items of lists, values of maps among `values`. */
+function elementValues(values: unknown[] | undefined): unknown[] | undefined {
+  if (values === undefined) return undefined;
+  const result: unknown[] = [];
+  for (const value of values)
+    if (Array.isArray(value)) result.push(...value);
+    else if (typeof value === 'object' && value !== null) result.push(...Object.values(value));
+  return result;
+}
+
+/** What a comprehension's variable ranges over: list items or map keys. */
+function iterationValues(values: unknown[] | undefined): unknown[] | undefined {
+  if (values === undefined) return undefined;
+  const result: unknown[] = [];
+  for (const value of values)
+    if (Array.isArray(value)) result.push(...value);
+    else if (typeof value === 'object' && value !== null) result.push(...Object.keys(value));
+  return result;
 }
 
 const UNBOUNDED_SIZE = MAX_REQUEST_SIZE_BYTES;
@@ -51,26 +114,24 @@ function sizeOf(type: DeclType | undefined): number {
   return type.maxElements;
 }
 
-function estimate(node: ASTNode, scope: ReadonlyMap<string, DeclType | undefined>): Estimate {
+function estimate(node: ASTNode, scope: Scope): Estimate {
   switch (node.op) {
     case 'value': {
       const value = node.args;
       return { cost: 0, size: typeof value === 'string' ? value.length : 1 };
     }
     case 'id': {
-      if (scope.has(node.args)) {
-        const type = scope.get(node.args);
-        return { cost: 1, size: sizeOf(type), type };
-      }
+      const binding = scope.get(node.args);
+      if (binding !== undefined) return { cost: 1, ...sized(binding.type, binding.values) };
       return { cost: 1, size: UNBOUNDED_SIZE };
     }
     case '.':
     case '.?': {
       const operand = estimate(node.args[0], scope);
-      const type = operand.type?.kind === 'object' ? operand.type.fields.get(node.args[1])?.type : undefined;
+      const field = operand.type?.kind === 'object' ? operand.type.fields.get(node.args[1]) : undefined;
       const mapValue = operand.type?.kind === 'map' ? operand.type.elem : undefined;
-      const result = type ?? mapValue;
-      return { cost: operand.cost + 1, size: sizeOf(result), type: result };
+      const values = fieldValues(operand.values, field?.jsonName ?? (mapValue ? node.args[1] : undefined));
+      return { cost: operand.cost + 1, ...sized(field?.type ?? mapValue, values) };
     }
     case '[]':
     case '[?]': {
@@ -78,7 +139,7 @@ function estimate(node: ASTNode, scope: ReadonlyMap<string, DeclType | undefined
       const index = estimate(node.args[1], scope);
       const elem =
         operand.type?.kind === 'list' || operand.type?.kind === 'map' ? operand.type.elem : undefined;
-      return { cost: operand.cost + index.cost + 1, size: sizeOf(elem), type: elem };
+      return { cost: operand.cost + index.cost + 1, ...sized(elem, elem && elementValues(operand.values)) };
     }
     case 'list': {
       const items = node.args.map((item) => estimate(item, scope));
@@ -126,12 +187,7 @@ function sum(values: number[]): number {
   return values.reduce((a, b) => a + b, 0);
 }
 
-function estimateCall(
-  name: string,
-  target: ASTNode | undefined,
-  args: ASTNode[],
-  scope: ReadonlyMap<string, DeclType | undefined>,
-): Estimate {
+function estimateCall(name: string, target: ASTNode | undefined, args: ASTNode[], scope: Scope): Estimate {
   if (name === 'has' && target === undefined && args.length === 1 && args[0]!.op === '.') {
     return { cost: estimate(args[0]!.args[0] as ASTNode, scope).cost + 1, size: 1 };
   }
@@ -149,7 +205,7 @@ function estimateCall(
             }
           : undefined;
     const inner = new Map(scope);
-    inner.set(args[0]!.args as string, elemType);
+    inner.set(args[0]!.args as string, { type: elemType, values: iterationValues(receiver.values) });
     const bodies = sum(args.slice(1).map((body) => estimate(body, inner).cost));
     const perStep = bodies + (name === 'map' || name === 'filter' ? 1 + LIST_CREATE_COST + 3 : 3);
     return { cost: receiver.cost + receiver.size * perStep + 1, size: receiver.size };
@@ -177,9 +233,26 @@ function estimateCall(
 
 /** The largest cost of evaluating `ast` once with `self` (and `oldSelf`) of type `selfType`. */
 export function estimateMaxCost(ast: ASTNode, selfType: DeclType | undefined): number {
-  const scope = new Map<string, DeclType | undefined>([
-    ['self', selfType],
-    ['oldSelf', selfType],
+  const scope = new Map<string, Binding>([
+    ['self', { type: selfType }],
+    ['oldSelf', { type: selfType }],
+  ]);
+  return estimate(ast, scope).cost;
+}
+
+/**
+ * The cost of evaluating `ast` on these JSON values, bounded by their actual sizes: what stands
+ * in for cel-go's runtime cost (PerCallLimit and the per-object budget).
+ */
+export function estimateActualCost(
+  ast: ASTNode,
+  selfType: DeclType,
+  self: unknown,
+  oldSelf: unknown,
+): number {
+  const scope = new Map<string, Binding>([
+    ['self', { type: selfType, values: [self] }],
+    ['oldSelf', { type: selfType, values: oldSelf === undefined ? [] : [oldSelf] }],
   ]);
   return estimate(ast, scope).cost;
 }

@@ -4,10 +4,11 @@
 import type { FieldError } from '../../api/selectors/field-errors.js';
 import type { JSONSchemaProps } from '../../api/types/apiextensions-v1.generated.js';
 import { compileRuleTree } from './schema-rules.js';
-import { validateNode } from './validate.js';
+import { RUNTIME_CEL_COST_BUDGET, validateNode } from './validate.js';
 
 export { kubernetesEnvironment, newKubernetesEnvironment } from './environment.js';
 export { STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from './schema-rules.js';
+export { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from './validate.js';
 
 /** The compiled rules of one CRD version's schema. */
 export interface SchemaValidationRules {
@@ -44,7 +45,10 @@ export function compileSchemaValidations(
       : {
           validate(object, old) {
             const found: FieldError[] = [];
-            validateNode(root, object, old, '', found);
+            validateNode(root, object, old, '', found, {
+              remaining: RUNTIME_CEL_COST_BUDGET,
+              exhausted: false,
+            });
             return found;
           },
         };

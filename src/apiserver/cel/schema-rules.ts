@@ -38,6 +38,8 @@ interface CompiledRule {
   program: ParseResult;
   message?: ParseResult | undefined;
   transition: boolean;
+  /** The static cost estimate of one evaluation (before cardinality). */
+  staticCost: number;
   /** The field path to report, relative to the node (from `fieldPath`). */
   fieldPath?: string | undefined;
 }
@@ -431,7 +433,8 @@ class SchemaCompiler {
       );
       return undefined;
     }
-    const cost = Math.min(estimateMaxCost(program.ast, type) * cardinality, Number.MAX_SAFE_INTEGER);
+    const staticCost = estimateMaxCost(program.ast, type);
+    const cost = Math.min(staticCost * cardinality, Number.MAX_SAFE_INTEGER);
     if (cost > STATIC_ESTIMATED_COST_LIMIT)
       this.errors.push(
         fieldForbidden(
@@ -468,7 +471,7 @@ class SchemaCompiler {
       );
     }
     const fieldPath = rule.fieldPath ? normalizeFieldPath(rule.fieldPath, schema) : undefined;
-    return { rule, program, message, transition, fieldPath };
+    return { rule, program, message, transition, staticCost, fieldPath };
   }
 
   private compileMessageExpression(

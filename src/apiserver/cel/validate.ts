@@ -11,10 +11,24 @@ import {
   fieldRequired,
   indexPath,
 } from '../../api/selectors/field-errors.js';
+import { estimateActualCost } from './cost.js';
 import { runtimeErrorText } from './issues.js';
 import type { RuleNode } from './schema-rules.js';
 
 const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
+
+/** Largest runtime cost of one rule evaluation (celconfig.PerCallLimit). */
+export const PER_CALL_LIMIT = 1_000_000;
+/** Largest runtime cost of all rules on one object (celconfig.RuntimeCELCostBudget). */
+export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
+/** Rules whose static estimate is this small are charged it without measuring actual sizes. */
+const CHEAP_RULE_COST = 1000;
+
+/** The cost budget left for one object's rules; once spent, no further rules run. */
+export interface CostBudget {
+  remaining: number;
+  exhausted: boolean;
+}
 
 type Json = Record<string, unknown>;
 
@@ -55,8 +69,23 @@ function evaluateRules(
   old: unknown,
   path: string,
   errors: FieldError[],
+  budget: CostBudget,
 ): void {
   if (node.rules.length === 0 || node.converter === undefined || node.type === undefined) return;
+  const outOfBudget = (): void => {
+    errors.push(
+      fieldInvalid(
+        path,
+        schemaTypeOf(node),
+        'validation failed due to running out of cost budget, no further validation rules will be run',
+      ),
+    );
+    budget.exhausted = true;
+  };
+  if (budget.remaining <= 0) {
+    outOfBudget();
+    return;
+  }
   const self = node.converter.convert(value, node.type);
   let oldSelf: unknown;
   const context: Record<string, unknown> = { self };
@@ -73,6 +102,26 @@ function evaluateRules(
         : oldSelf;
     }
     const type = schemaTypeOf(node);
+    const cost =
+      compiled.staticCost <= CHEAP_RULE_COST
+        ? compiled.staticCost
+        : estimateActualCost(compiled.program.ast, node.type, value, old);
+    if (cost > PER_CALL_LIMIT) {
+      errors.push(
+        fieldInvalid(
+          path,
+          type,
+          `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(rule)}`,
+        ),
+      );
+      budget.exhausted = true;
+      return;
+    }
+    if (cost > budget.remaining) {
+      outOfBudget();
+      return;
+    }
+    budget.remaining -= cost;
     let result: unknown;
     try {
       result = compiled.program(context);
@@ -123,26 +172,27 @@ export function validateNode(
   old: unknown,
   path: string,
   errors: FieldError[],
+  budget: CostBudget,
 ): void {
-  if (value === null || value === undefined) return;
-  evaluateRules(node, value, old, path, errors);
+  if (value === null || value === undefined || budget.exhausted) return;
+  evaluateRules(node, value, old, path, errors, budget);
   if (isObject(value)) {
     const oldObject = isObject(old) ? old : undefined;
     for (const [name, child] of node.properties) {
       if (value[name] === undefined) continue;
-      validateNode(child, value[name], oldObject?.[name], childPath(path, name), errors);
+      validateNode(child, value[name], oldObject?.[name], childPath(path, name), errors, budget);
     }
     if (node.additionalProperties !== undefined) {
       for (const [key, item] of Object.entries(value)) {
         if (node.properties.has(key) || node.schema.properties?.[key] !== undefined) continue;
-        validateNode(node.additionalProperties, item, oldObject?.[key], indexPath(path, key), errors);
+        validateNode(node.additionalProperties, item, oldObject?.[key], indexPath(path, key), errors, budget);
       }
     }
   } else if (Array.isArray(value) && node.items !== undefined) {
     const oldList = Array.isArray(old) && node.schema['x-kubernetes-list-type'] === 'map' ? old : undefined;
     value.forEach((item, index) => {
       const oldItem = oldList === undefined ? undefined : correlatedItem(node, item, oldList);
-      validateNode(node.items!, item, oldItem, indexPath(path, index), errors);
+      validateNode(node.items!, item, oldItem, indexPath(path, index), errors, budget);
     });
   }
 }

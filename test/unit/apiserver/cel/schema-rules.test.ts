@@ -429,4 +429,44 @@ describe('evaluation', () => {
     const microseconds = ((performance.now() - start) * 1000) / runs;
     expect(microseconds).toBeLessThan(200);
   });
+
+  describe('runtime cost', () => {
+    const names = (count: number): string[] => Array.from({ length: count }, (_, i) => `name-${i}`);
+    const pairwise = 'self.names.all(a, self.names.all(b, a != b || true))';
+
+    it('stops at a rule whose cost exceeds the per-call limit', () => {
+      const schema: JSONSchemaProps = {
+        type: 'object',
+        properties: { names: { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 10 } } },
+        'x-kubernetes-validations': [{ rule: pairwise }, { rule: 'false', message: 'never reached' }],
+      };
+      const { errors, rules } = compileSchemaValidations(schema, ROOT);
+      expect(errors.map(fieldErrorMessage)).toEqual([]);
+      expect(rules.validate({ names: names(100) }, undefined).map(fieldErrorMessage)).toEqual([
+        ': Invalid value: "object": never reached',
+      ]);
+      expect(rules.validate({ names: names(1000) }, undefined).map(fieldErrorMessage)).toEqual([
+        `: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${pairwise}`,
+      ]);
+    });
+
+    it('stops once the rules of one object have spent the runtime budget', () => {
+      const itemSchema: JSONSchemaProps = {
+        type: 'object',
+        properties: { names: { type: 'array', maxItems: 200, items: { type: 'string', maxLength: 10 } } },
+        'x-kubernetes-validations': [{ rule: pairwise }],
+      };
+      const list: JSONSchemaProps = { type: 'array', maxItems: 20, items: itemSchema };
+      const schema: JSONSchemaProps = { type: 'object', properties: { a: list, b: list, c: list } };
+      const { errors, rules } = compileSchemaValidations(schema, ROOT);
+      expect(errors.map(fieldErrorMessage)).toEqual([]);
+      const items = Array.from({ length: 20 }, () => ({ names: names(200) }));
+      expect(rules.validate({ a: items.slice(0, 10), b: items.slice(0, 10) }, undefined)).toEqual([]);
+      const found = rules.validate({ a: items, b: items, c: items }, undefined).map(fieldErrorMessage);
+      expect(found).toHaveLength(1);
+      expect(found[0]).toMatch(
+        /^[abc]\[\d+\]: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run$/,
+      );
+    });
+  });
 });
