@@ -15,6 +15,8 @@ interface Estimate {
   size: number;
   type?: DeclType | undefined;
   values?: unknown[] | undefined;
+  /** The kind of a literal, when the expression is one. */
+  literal?: 'string' | 'list' | 'map' | undefined;
 }
 
 /** What a variable is bound to: its declared type and, at runtime, its candidate JSON values. */
@@ -75,42 +77,32 @@ function iterationValues(values: unknown[] | undefined): unknown[] | undefined {
   return result;
 }
 
-const UNBOUNDED_SIZE = MAX_REQUEST_SIZE_BYTES;
+/** The size of what cannot be bounded (cel-go's math.MaxUint64). */
+const UNBOUNDED_SIZE = 2 ** 64 - 1;
+/** Map keys are strings of at most a request's size. */
+const MAP_KEY_SIZE = MAX_REQUEST_SIZE_BYTES - 2;
 const TRAVERSAL_FACTOR = 0.1;
 const REGEX_LENGTH_FACTOR = 0.25;
 const LIST_CREATE_COST = 10;
 const MAP_CREATE_COST = 30;
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
-const TRAVERSING_METHODS = new Set([
-  'contains',
-  'startsWith',
-  'endsWith',
-  'indexOf',
-  'lastIndexOf',
-  'lowerAscii',
-  'upperAscii',
-  'trim',
-  'replace',
-  'split',
-  'substring',
-  'charAt',
-  'reverse',
-  'join',
-  'isSorted',
-  'sum',
-  'min',
-  'max',
-  'quote',
-]);
+/** Set-up and per-element cost of each macro's comprehension, apart from its body. */
+const MACRO_COSTS: Readonly<Record<string, [number, number]>> = {
+  all: [1, 3],
+  exists: [1, 4],
+  exists_one: [2, 2],
+  map: [LIST_CREATE_COST + 1, 2 + LIST_CREATE_COST],
+  filter: [LIST_CREATE_COST + 1, 3 + LIST_CREATE_COST],
+};
 
+/** cel-go's MultiplyByCostFactor with the string traversal factor (rounded up). */
 function traversal(size: number): number {
   return Math.ceil(size * TRAVERSAL_FACTOR);
 }
 
+/** The size bound the schema gives a value (numbers, booleans and objects have none: 0). */
 function sizeOf(type: DeclType | undefined): number {
   if (type === undefined) return UNBOUNDED_SIZE;
-  if (type.kind === 'object') return type.fields.size;
-  if (type.kind === 'scalar' && type.maxElements === 0) return 1;
   return type.maxElements;
 }
 
@@ -118,7 +110,9 @@ function estimate(node: ASTNode, scope: Scope): Estimate {
   switch (node.op) {
     case 'value': {
       const value = node.args;
-      return { cost: 0, size: typeof value === 'string' ? value.length : 1 };
+      return typeof value === 'string'
+        ? { cost: 0, size: value.length, literal: 'string' }
+        : { cost: 0, size: 1 };
     }
     case 'id': {
       const binding = scope.get(node.args);
@@ -128,10 +122,11 @@ function estimate(node: ASTNode, scope: Scope): Estimate {
     case '.':
     case '.?': {
       const operand = estimate(node.args[0], scope);
+      // cel-go's size estimator follows object fields only: a map entry read with `.` has no
+      // known size (one read with `[]` does).
       const field = operand.type?.kind === 'object' ? operand.type.fields.get(node.args[1]) : undefined;
-      const mapValue = operand.type?.kind === 'map' ? operand.type.elem : undefined;
-      const values = fieldValues(operand.values, field?.jsonName ?? (mapValue ? node.args[1] : undefined));
-      return { cost: operand.cost + 1, ...sized(field?.type ?? mapValue, values) };
+      const values = fieldValues(operand.values, field?.jsonName);
+      return { cost: operand.cost + 1, ...sized(field?.type, values) };
     }
     case '[]':
     case '[?]': {
@@ -143,11 +138,15 @@ function estimate(node: ASTNode, scope: Scope): Estimate {
     }
     case 'list': {
       const items = node.args.map((item) => estimate(item, scope));
-      return { cost: LIST_CREATE_COST + sum(items.map((i) => i.cost)), size: items.length };
+      return { cost: LIST_CREATE_COST + sum(items.map((i) => i.cost)), size: items.length, literal: 'list' };
     }
     case 'map': {
       const entries = node.args.flatMap(([k, v]) => [estimate(k, scope), estimate(v, scope)]);
-      return { cost: MAP_CREATE_COST + sum(entries.map((e) => e.cost)), size: node.args.length };
+      return {
+        cost: MAP_CREATE_COST + sum(entries.map((e) => e.cost)),
+        size: node.args.length,
+        literal: 'map',
+      };
     }
     case '?:': {
       const [cond, yes, no] = node.args.map((a) => estimate(a, scope)) as [Estimate, Estimate, Estimate];
@@ -160,6 +159,8 @@ function estimate(node: ASTNode, scope: Scope): Estimate {
     }
     case '!_':
     case '-_':
+      // A negative number literal is one constant to cel-go's parser.
+      if (node.op === '-_' && node.args.op === 'value') return { cost: 0, size: 1 };
       return { cost: estimate(node.args, scope).cost + 1, size: 1 };
     case 'call':
       return estimateCall(node.args[0], undefined, node.args[1], scope);
@@ -172,15 +173,31 @@ function estimate(node: ASTNode, scope: Scope): Estimate {
       ];
       let opCost = 1;
       let size = 1;
-      if (node.op === '==' || node.op === '!=')
-        opCost = Math.max(1, traversal(Math.min(left.size, right.size)));
-      else if (node.op === '+') {
+      if (node.op === '==' || node.op === '!=' || (isTextual(left) && isTextual(right)))
+        // Equality and ordering of strings, bytes and lists walk the shorter operand.
+        opCost = node.op === '+' ? 1 : traversal(Math.min(left.size, right.size));
+      if (node.op === '+') {
         size = left.size + right.size;
-        opCost = Math.max(1, traversal(size));
-      } else if (node.op === 'in') opCost = right.size;
+        opCost = isList(left) || isList(right) ? 1 : traversal(size);
+      } else if (node.op === 'in') opCost = isMap(right) ? 1 : right.size;
       return { cost: left.cost + right.cost + opCost, size };
     }
   }
+}
+
+function isList(e: Estimate): boolean {
+  return e.type?.kind === 'list' || e.literal === 'list';
+}
+
+function isMap(e: Estimate): boolean {
+  return e.type?.kind === 'map' || e.type?.kind === 'object' || e.literal === 'map';
+}
+
+function isTextual(e: Estimate): boolean {
+  return (
+    (e.type?.kind === 'scalar' && (e.type.name === 'string' || e.type.name === 'bytes')) ||
+    e.literal === 'string'
+  );
 }
 
 function sum(values: number[]): number {
@@ -189,7 +206,8 @@ function sum(values: number[]): number {
 
 function estimateCall(name: string, target: ASTNode | undefined, args: ASTNode[], scope: Scope): Estimate {
   if (name === 'has' && target === undefined && args.length === 1 && args[0]!.op === '.') {
-    return { cost: estimate(args[0]!.args[0] as ASTNode, scope).cost + 1, size: 1 };
+    // Kubernetes sets PresenceTestHasCost(false): a presence test costs only its operand.
+    return { cost: estimate(args[0]!.args[0] as ASTNode, scope).cost, size: 1 };
   }
   const receiver = target === undefined ? undefined : estimate(target, scope);
   if (receiver !== undefined && COMPREHENSIONS.has(name) && args.length >= 2 && args[0]!.op === 'id') {
@@ -200,35 +218,108 @@ function estimateCall(name: string, target: ASTNode | undefined, args: ASTNode[]
           ? {
               kind: 'scalar' as const,
               name: 'string' as const,
-              maxElements: UNBOUNDED_SIZE - 2,
+              maxElements: MAP_KEY_SIZE,
               minSerializedSize: 2,
             }
           : undefined;
     const inner = new Map(scope);
     inner.set(args[0]!.args as string, { type: elemType, values: iterationValues(receiver.values) });
-    const bodies = sum(args.slice(1).map((body) => estimate(body, inner).cost));
-    const perStep = bodies + (name === 'map' || name === 'filter' ? 1 + LIST_CREATE_COST + 3 : 3);
-    return { cost: receiver.cost + receiver.size * perStep + 1, size: receiver.size };
+    const body = sum(args.slice(1).map((b) => estimate(b, inner).cost));
+    // The macros' expansions (cel-go parser/macro.go): accumulator set-up and result, then per
+    // element the loop condition and step around the body.
+    const [setUp, perStep] = MACRO_COSTS[name]!;
+    return {
+      cost: receiver.cost + setUp + receiver.size * (body + perStep),
+      size: receiver.size,
+      ...(name === 'map' || name === 'filter' ? { literal: 'list' as const } : {}),
+    };
   }
   const argEstimates = args.map((a) => estimate(a, scope));
-  let callCost = 1;
-  let size = 1;
-  const receiverSize = receiver?.size ?? argEstimates[0]?.size ?? 1;
-  if (name === 'matches' || name === 'find' || name === 'findAll') {
-    const patternSize = argEstimates[argEstimates.length - 1]?.size ?? 1;
-    const strSize = receiver?.size ?? argEstimates[0]?.size ?? 1;
-    callCost = Math.max(1, traversal(strSize)) * Math.max(1, Math.ceil(patternSize * REGEX_LENGTH_FACTOR));
-    size = strSize;
-  } else if (TRAVERSING_METHODS.has(name)) {
-    callCost = Math.max(1, traversal(receiverSize + sum(argEstimates.map((a) => a.size))));
-    size = receiverSize;
-  } else if (name === 'indexOf' || name === 'lastIndexOf') {
-    callCost = receiverSize;
+  const argCost = (receiver?.cost ?? 0) + sum(argEstimates.map((a) => a.cost));
+  const call = callEstimate(name, receiver, argEstimates);
+  return { cost: argCost + call.cost, size: call.size, ...(call.literal ? { literal: call.literal } : {}) };
+}
+
+/** The size of the items of a list expression (strings and bytes only; others have none). */
+function itemSize(list: Estimate): number | undefined {
+  if (list.type?.kind !== 'list') return undefined;
+  const elem = list.type.elem;
+  if (elem.kind === 'scalar' && (elem.name === 'string' || elem.name === 'bytes')) {
+    if (list.values === undefined) return elem.maxElements;
+    let size = 0;
+    for (const item of elementValues(list.values) ?? []) size = Math.max(size, jsonSize(item));
+    return size;
   }
-  return {
-    cost: (receiver?.cost ?? 0) + sum(argEstimates.map((a) => a.cost)) + callCost,
-    size,
-  };
+  return 0;
+}
+
+/**
+ * The cost of a call itself, apart from its operands (cel-go's functionCost and Kubernetes'
+ * library/cost.go), with the size of its result.
+ */
+function callEstimate(
+  name: string,
+  receiver: Estimate | undefined,
+  args: Estimate[],
+): { cost: number; size: number; literal?: 'string' | 'list' } {
+  const subject = receiver ?? args[0];
+  const subjectSize = subject?.size ?? 1;
+  const last = args[args.length - 1];
+  switch (name) {
+    case 'matches':
+    case 'find':
+    case 'findAll':
+      return {
+        cost: traversal(subjectSize + 1) * Math.ceil((last?.size ?? 1) * REGEX_LENGTH_FACTOR),
+        size: name === 'matches' ? 1 : subjectSize,
+        ...(name === 'find' ? { literal: 'string' as const } : {}),
+      };
+    case 'startsWith':
+    case 'endsWith':
+      return { cost: traversal(last?.size ?? 1), size: 1 };
+    case 'contains':
+      return { cost: traversal(subjectSize) * traversal(last?.size ?? 1), size: 1 };
+    case 'isSorted':
+    case 'sum':
+    case 'min':
+    case 'max':
+    case 'indexOf':
+    case 'lastIndexOf': {
+      if (receiver === undefined) break;
+      const items = itemSize(receiver);
+      if (items === undefined) return { cost: traversal(subjectSize), size: 1 };
+      const size = name === 'min' || name === 'max' ? (items === 0 ? 0 : items) : 1;
+      return { cost: subjectSize * (1 + traversal(items)), size };
+    }
+    case 'url':
+      return { cost: traversal(subjectSize), size: 1 };
+    case 'lowerAscii':
+    case 'upperAscii':
+    case 'substring':
+    case 'trim':
+      if (receiver === undefined) break;
+      return { cost: traversal(subjectSize), size: subjectSize, literal: 'string' };
+    case 'replace':
+    case 'split':
+      if (receiver === undefined) break;
+      // upstream's replace() result size divides by the replaced text's minimum size, 0 for
+      // any unbounded string, and comes out as 0; split's is the string's size.
+      return name === 'replace'
+        ? { cost: Math.ceil(subjectSize * 2 * TRAVERSAL_FACTOR), size: 0, literal: 'string' }
+        : { cost: Math.ceil(subjectSize * 2 * TRAVERSAL_FACTOR), size: subjectSize, literal: 'list' };
+    case 'join': {
+      if (receiver === undefined) break;
+      const items = itemSize(receiver) ?? 0;
+      const separators = Math.max(0, subjectSize - 1) * (args[0]?.size ?? 0);
+      const size = subjectSize * items + separators;
+      return { cost: traversal(size), size, literal: 'string' };
+    }
+    case 'quote':
+      return { cost: traversal(last?.size ?? 1), size: (last?.size ?? 0) * 2 + 2, literal: 'string' };
+    case 'size':
+      return { cost: 1, size: 1 };
+  }
+  return { cost: 1, size: 1 };
 }
 
 /** The largest cost of evaluating `ast` once with `self` (and `oldSelf`) of type `selfType`. */
