@@ -207,6 +207,11 @@ export function normalizeFieldPath(fieldPath: string, schema: JSONSchemaProps): 
 
 const NEWLINES = /[\n\r]+/;
 
+/** Whether old property values match new ones (MapIsCorrelatable): granular and atomic maps; an unknown map type is not. */
+export function mapIsCorrelatable(mapType: string | undefined): boolean {
+  return mapType === undefined || mapType === 'granular' || mapType === 'atomic';
+}
+
 class SchemaCompiler {
   readonly errors: FieldError[] = [];
   private totalCost = 0;
@@ -290,7 +295,7 @@ class SchemaCompiler {
       }
     }
     for (const [name, prop] of Object.entries(schema.properties ?? {})) {
-      const correlatable = schema['x-kubernetes-map-type'] !== 'atomic';
+      const correlatable = mapIsCorrelatable(schema['x-kubernetes-map-type']);
       const fieldType =
         type?.kind === 'object'
           ? [...type.fields.values()].find((f) => f.jsonName === name)?.type

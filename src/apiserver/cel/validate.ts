@@ -13,7 +13,7 @@ import {
 } from '../../api/selectors/field-errors.js';
 import { estimateActualCost } from './cost.js';
 import { runtimeErrorText } from './issues.js';
-import type { RuleNode } from './schema-rules.js';
+import { mapIsCorrelatable, type RuleNode } from './schema-rules.js';
 
 const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
 
@@ -177,7 +177,8 @@ export function validateNode(
   if (value === null || value === undefined || budget.exhausted) return;
   evaluateRules(node, value, old, path, errors, budget);
   if (isObject(value)) {
-    const oldObject = isObject(old) ? old : undefined;
+    const oldObject =
+      isObject(old) && mapIsCorrelatable(node.schema['x-kubernetes-map-type']) ? old : undefined;
     for (const [name, child] of node.properties) {
       if (value[name] === undefined) continue;
       validateNode(child, value[name], oldObject?.[name], childPath(path, name), errors, budget);
