@@ -18,7 +18,7 @@ import { celTypeName, type DeclType, DeclTypeBuilder } from './decl-types.js';
 import { extendEnvironment, newKubernetesEnvironment, parseDuration } from './environment.js';
 import { formatIssue } from './issues.js';
 import { regexProblem } from './library/regex.js';
-import { CelObject, type CelObjectClass, jsonEqual, RAW_JSON, ValueConverter } from './values.js';
+import { CelObject, type CelObjectClass, RAW_JSON, schemaEqual, ValueConverter } from './values.js';
 
 /** Largest static cost of one rule (StaticEstimatedCostLimit). */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
@@ -109,7 +109,7 @@ function environmentFor(type: DeclType): NodeEnvironment {
     for (const [name, field] of object.fields) fields[name] = celTypeName(field.type);
     env.registerType(object.name, { ctor: Class, fields });
     env.registerOperator(`${object.name} == ${object.name}`, (a: CelObject, b: CelObject) =>
-      jsonEqual(a[RAW_JSON], b[RAW_JSON]),
+      schemaEqual(a[RAW_JSON], b[RAW_JSON], object),
     );
   }
   const typeName = celTypeName(type);

@@ -82,6 +82,45 @@ export function dynValue(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Equality of two JSON values of a declared type as CEL sees it: objects with the same fields
+ * and equal values; lists of list-type `set` regardless of order, of list-type `map` matched by
+ * their keys (as upstream's unstructured list values compare).
+ */
+export function schemaEqual(a: unknown, b: unknown, type: DeclType | undefined): boolean {
+  if (type === undefined || a === null || b === null || typeof a !== 'object' || typeof b !== 'object')
+    return jsonEqual(a, b);
+  if (type.kind === 'list') {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return jsonEqual(a, b);
+    const listType = type.schema['x-kubernetes-list-type'];
+    if (listType === 'set') return a.every((item) => b.some((other) => schemaEqual(item, other, type.elem)));
+    if (listType === 'map') {
+      const keys = type.schema['x-kubernetes-list-map-keys'] ?? [];
+      return a.every((item) => {
+        const match = b.find((other) =>
+          keys.every((key) =>
+            jsonEqual((item as Record<string, unknown>)?.[key], (other as Record<string, unknown>)?.[key]),
+          ),
+        );
+        return match !== undefined && schemaEqual(item, match, type.elem);
+      });
+    }
+    return a.every((item, i) => schemaEqual(item, b[i], type.elem));
+  }
+  if (Array.isArray(a) || Array.isArray(b)) return false;
+  const aRecord = a as Record<string, unknown>;
+  const bRecord = b as Record<string, unknown>;
+  const keys = Object.keys(aRecord);
+  if (keys.length !== Object.keys(bRecord).length) return false;
+  const fieldType = (key: string): DeclType | undefined => {
+    if (type.kind === 'map') return type.elem;
+    if (type.kind !== 'object') return undefined;
+    for (const field of type.fields.values()) if (field.jsonName === key) return field.type;
+    return undefined;
+  };
+  return keys.every((key) => key in bRecord && schemaEqual(aRecord[key], bRecord[key], fieldType(key)));
+}
+
 /** Equality of two JSON values as CEL sees equal objects (same fields, equal values). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -315,6 +315,66 @@ describe('evaluation', () => {
     ]);
   });
 
+  it('compares set lists regardless of order and map lists by their keys in self == oldSelf', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }],
+          properties: {
+            set: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+            atomic: { type: 'array', items: { type: 'string' } },
+            ports: {
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['name'],
+              items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+            },
+          },
+        },
+      },
+    };
+    const { rules } = compileSchemaValidations(schema, ROOT);
+    const old = {
+      spec: {
+        set: ['a', 'b'],
+        atomic: ['a', 'b'],
+        ports: [
+          { name: 'a', port: 1 },
+          { name: 'b', port: 2 },
+        ],
+      },
+    };
+    const reordered = {
+      spec: {
+        set: ['b', 'a'],
+        atomic: ['a', 'b'],
+        ports: [
+          { name: 'b', port: 2 },
+          { name: 'a', port: 1 },
+        ],
+      },
+    };
+    expect(rules.validate(reordered, old)).toEqual([]);
+    const atomicReordered = { spec: { ...old.spec, atomic: ['b', 'a'] } };
+    expect(rules.validate(atomicReordered, old).map(fieldErrorMessage)).toEqual([
+      'spec: Invalid value: "object": immutable',
+    ]);
+    const portChanged = {
+      spec: {
+        ...old.spec,
+        ports: [
+          { name: 'b', port: 3 },
+          { name: 'a', port: 1 },
+        ],
+      },
+    };
+    expect(rules.validate(portChanged, old).map(fieldErrorMessage)).toEqual([
+      'spec: Invalid value: "object": immutable',
+    ]);
+  });
+
   it('gives int-or-string, durations, timestamps and escaped names their CEL types', () => {
     const rules: ValidationRule[] = [
       { rule: 'type(self.port) == int ? self.port > 0 : self.port.endsWith("%")' },
