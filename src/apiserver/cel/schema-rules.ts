@@ -17,7 +17,7 @@ import { estimateMaxCost, maxCardinality } from './cost.js';
 import { celTypeName, type DeclType, DeclTypeBuilder } from './decl-types.js';
 import { extendEnvironment, newKubernetesEnvironment, parseDuration } from './environment.js';
 import { formatIssue } from './issues.js';
-import { regexProblem } from './library/regex.js';
+import { invalidFindPattern, invalidLiteral } from './literals.js';
 import { CelObject, type CelObjectClass, RAW_JSON, schemaEqual, ValueConverter } from './values.js';
 
 /** Largest static cost of one rule (StaticEstimatedCostLimit). */
@@ -129,33 +129,6 @@ function environmentFor(type: DeclType): NodeEnvironment {
     },
     converter: new ValueConverter(classes, parseDuration),
   };
-}
-
-/** Every node of an expression tree. */
-function* nodesOf(node: ASTNode): Generator<ASTNode> {
-  yield node;
-  const visit = function* (value: unknown): Generator<ASTNode> {
-    if (Array.isArray(value)) for (const item of value) yield* visit(item);
-    else if (value !== null && typeof value === 'object' && 'op' in value) yield* nodesOf(value as ASTNode);
-  };
-  if (node.op !== 'value' && node.op !== 'id') yield* visit(node.args);
-}
-
-const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
-
-/** The problem of the first constant regular expression that does not compile (cel.OptimizeRegex does this at program creation). */
-function constantRegexProblem(ast: ASTNode): string | undefined {
-  for (const node of nodesOf(ast)) {
-    if (node.op !== 'rcall' && node.op !== 'call') continue;
-    const name = node.args[0];
-    const args = node.op === 'rcall' ? node.args[2] : node.args[1];
-    if (!REGEX_FUNCTIONS.has(name)) continue;
-    const pattern = node.op === 'rcall' ? args[0] : args[1];
-    if (pattern?.op !== 'value' || typeof pattern.args !== 'string') continue;
-    const problem = regexProblem(pattern.args);
-    if (problem !== undefined) return problem;
-  }
-  return undefined;
 }
 
 function referencesOldSelf(node: ASTNode): boolean {
@@ -438,6 +411,23 @@ class SchemaCompiler {
       );
       return undefined;
     }
+    // Upstream stops at the first failure and then has no cost estimate: literal checks of
+    // the compiler, the result type, then program creation.
+    const literal = invalidLiteral(program.ast);
+    const findPattern = invalidFindPattern(program.ast);
+    const failure =
+      literal !== undefined
+        ? `compilation failed: ${formatIssue({ message: literal.message, summary: literal.message, node: literal.node }, rule.rule)}`
+        : checked.type !== 'bool'
+          ? 'cel expression must evaluate to a bool'
+          : findPattern !== undefined
+            ? `program instantiation failed: ${findPattern}`
+            : undefined;
+    if (failure !== undefined) {
+      this.observe(`${at}.rule`, 0);
+      this.errors.push(fieldInvalid(`${at}.rule`, renderRule(rule), failure));
+      return undefined;
+    }
     const staticCost = estimateMaxCost(program.ast, type);
     const cost = Math.min(staticCost * cardinality, Number.MAX_SAFE_INTEGER);
     if (cost > STATIC_ESTIMATED_COST_LIMIT)
@@ -448,19 +438,6 @@ class SchemaCompiler {
         ),
       );
     this.observe(`${at}.rule`, cost);
-    if (checked.type !== 'bool') {
-      this.errors.push(
-        fieldInvalid(`${at}.rule`, renderRule(rule), 'cel expression must evaluate to a bool'),
-      );
-      return undefined;
-    }
-    const regex = constantRegexProblem(program.ast);
-    if (regex !== undefined) {
-      this.errors.push(
-        fieldInvalid(`${at}.rule`, renderRule(rule), `program instantiation failed: ${regex}`),
-      );
-      return undefined;
-    }
     const transition = referencesOldSelf(program.ast);
     let message: ParseResult | undefined;
     if (rule.messageExpression !== undefined && rule.messageExpression !== '') {
@@ -506,6 +483,21 @@ class SchemaCompiler {
           `${at}.messageExpression`,
           renderRule(rule),
           `messageExpression compilation failed: ${formatIssue(checked.error as Error, source)}`,
+        ),
+      );
+      return undefined;
+    }
+    const literal = invalidLiteral(program.ast);
+    if (literal !== undefined) {
+      const issue = formatIssue(
+        { message: literal.message, summary: literal.message, node: literal.node },
+        source,
+      );
+      this.errors.push(
+        fieldInvalid(
+          `${at}.messageExpression`,
+          renderRule(rule),
+          `messageExpression compilation failed: ${issue}`,
         ),
       );
       return undefined;

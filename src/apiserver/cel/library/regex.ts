@@ -19,14 +19,33 @@ export function translateRe2(pattern: string): { source: string; flags: string }
   return { source, flags };
 }
 
+/** Go's regexp error for what JavaScript reports about `pattern` (`error parsing regexp: <code>: \`<expr>\``). */
+function goRegexError(pattern: string, jsMessage: string): string {
+  let code = 'invalid regular expression';
+  let expr = pattern;
+  if (/Unterminated character class/.test(jsMessage)) {
+    code = 'missing closing ]';
+    expr = pattern.slice(pattern.lastIndexOf('['));
+  } else if (/Unterminated group/.test(jsMessage)) code = 'missing closing )';
+  else if (/Unmatched '\)'/.test(jsMessage)) code = 'unexpected )';
+  else if (/Nothing to repeat/.test(jsMessage)) {
+    code = 'missing argument to repetition operator';
+    expr = /[*+?{]/.exec(pattern)?.[0] ?? pattern;
+  } else if (/Invalid escape/.test(jsMessage)) {
+    code = 'invalid escape sequence';
+    expr = /\\./.exec(pattern)?.[0] ?? pattern;
+  }
+  return `error parsing regexp: ${code}: \`${expr}\``;
+}
+
 /** The problem of a pattern that does not compile, or undefined. */
 export function regexProblem(pattern: string): string | undefined {
   try {
     const { source, flags } = translateRe2(pattern);
     new RegExp(source, `${flags}u`);
     return undefined;
-  } catch {
-    return `error parsing regexp: invalid regular expression: \`${pattern}\``;
+  } catch (error) {
+    return goRegexError(pattern, (error as Error).message);
   }
 }
 

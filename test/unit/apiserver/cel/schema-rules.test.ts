@@ -79,7 +79,28 @@ describe('compile errors', () => {
       'a constant regular expression that does not compile',
       { rule: 'self.name.matches("[a-z")' },
       [
-        `${AT}.rule: Invalid value: ${goRule('self.name.matches("[a-z")')}: program instantiation failed: error parsing regexp: invalid regular expression: \`[a-z\``,
+        `${AT}.rule: Invalid value: ${goRule('self.name.matches("[a-z")')}: compilation failed: ERROR: <input>:1:19: invalid matches argument\n | self.name.matches("[a-z")\n | ..................^`,
+      ],
+    ],
+    [
+      'a constant duration that does not parse',
+      { rule: 'self.timeout < duration("1 hour")' },
+      [
+        `${AT}.rule: Invalid value: ${goRule('self.timeout < duration("1 hour")')}: compilation failed: ERROR: <input>:1:25: invalid duration argument\n | self.timeout < duration("1 hour")\n | ........................^`,
+      ],
+    ],
+    [
+      'a constant timestamp that does not parse',
+      { rule: 'self.startAt < timestamp("yesterday")' },
+      [
+        `${AT}.rule: Invalid value: ${goRule('self.startAt < timestamp("yesterday")')}: compilation failed: ERROR: <input>:1:26: invalid timestamp argument\n | self.startAt < timestamp("yesterday")\n | .........................^`,
+      ],
+    ],
+    [
+      'a constant find pattern that does not compile',
+      { rule: 'self.name.find("(a") == ""' },
+      [
+        `${AT}.rule: Invalid value: ${goRule('self.name.find("(a") == ""')}: program instantiation failed: error parsing regexp: missing closing ): \`(a\``,
       ],
     ],
     [
