@@ -85,12 +85,35 @@ const TRAVERSAL_FACTOR = 0.1;
 const REGEX_LENGTH_FACTOR = 0.25;
 const LIST_CREATE_COST = 10;
 const MAP_CREATE_COST = 30;
-const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
+const COMPREHENSIONS = new Set([
+  'all',
+  'exists',
+  'exists_one',
+  'existsOne',
+  'map',
+  'filter',
+  'transformList',
+  'transformMap',
+  'transformMapEntry',
+]);
+/** Macros whose two-variable form takes a key (or index) and a value variable. */
+const TWO_VARIABLE = new Set([
+  'all',
+  'exists',
+  'existsOne',
+  'transformList',
+  'transformMap',
+  'transformMapEntry',
+]);
 /** Set-up and per-element cost of each macro's comprehension, apart from its body. */
 const MACRO_COSTS: Readonly<Record<string, [number, number]>> = {
   all: [1, 3],
   exists: [1, 4],
   exists_one: [2, 2],
+  existsOne: [2, 2],
+  transformList: [LIST_CREATE_COST + 1, 2 + LIST_CREATE_COST],
+  transformMap: [MAP_CREATE_COST + 1, 3],
+  transformMapEntry: [MAP_CREATE_COST + 1, 3],
   map: [LIST_CREATE_COST + 1, 2 + LIST_CREATE_COST],
   filter: [LIST_CREATE_COST + 1, 3 + LIST_CREATE_COST],
 };
@@ -223,8 +246,19 @@ function estimateCall(name: string, target: ASTNode | undefined, args: ASTNode[]
             }
           : undefined;
     const inner = new Map(scope);
-    inner.set(args[0]!.args as string, { type: elemType, values: iterationValues(receiver.values) });
-    const body = sum(args.slice(1).map((b) => estimate(b, inner).cost));
+    const twoVariables = TWO_VARIABLE.has(name) && args.length >= 3 && args[1]!.op === 'id';
+    if (twoVariables) {
+      const keyType: DeclType | undefined =
+        receiver.type?.kind === 'list'
+          ? { kind: 'scalar', name: 'int', maxElements: 0, minSerializedSize: 1 }
+          : elemType;
+      const valueType =
+        receiver.type?.kind === 'list' || receiver.type?.kind === 'map' ? receiver.type.elem : undefined;
+      inner.set(args[0]!.args as string, { type: keyType, values: undefined });
+      inner.set(args[1]!.args as string, { type: valueType, values: elementValues(receiver.values) });
+    } else inner.set(args[0]!.args as string, { type: elemType, values: iterationValues(receiver.values) });
+    const bodies = args.slice(twoVariables ? 2 : 1);
+    const body = sum(bodies.map((b) => estimate(b, inner).cost));
     // The macros' expansions (cel-go parser/macro.go): accumulator set-up and result, then per
     // element the loop condition and step around the body.
     const [setUp, perStep] = MACRO_COSTS[name]!;

@@ -3,6 +3,7 @@
 // regex, URLs, quantities, IP addresses and CIDRs, named formats). Shared by CRD rules and, later, ValidatingAdmissionPolicy; callers
 // clone it and declare their variables on the clone.
 import { Environment } from '@marcbachmann/cel-js';
+import { registerTwoVariableComprehensions } from './library/comprehensions.js';
 import { registerFormat } from './library/format.js';
 import { registerIP } from './library/ip.js';
 import { registerLists } from './library/lists.js';
@@ -32,6 +33,7 @@ export function kubernetesEnvironment(): Environment {
     registerQuantity(env);
     registerIP(env);
     registerFormat(env);
+    registerTwoVariableComprehensions(env);
     base = env;
   }
   return base;

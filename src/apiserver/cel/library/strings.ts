@@ -1,5 +1,5 @@
-// CEL's strings extension (cel-go ext/strings.go) where the core library lacks it: charAt,
-// replace, reverse, strings.quote. (indexOf, lastIndexOf, lowerAscii, upperAscii, split,
+// CEL's strings extension (cel-go ext/strings.go, version 2 as Kubernetes 1.29+ declares it)
+// where the core library lacks it: charAt, replace, strings.quote. (indexOf, lastIndexOf, lowerAscii, upperAscii, split,
 // substring, trim and join come with the core library.)
 import type { Environment } from '@marcbachmann/cel-js';
 
@@ -71,7 +71,6 @@ export function registerStrings(env: Environment): void {
     'string.replace(string, string, int): string',
     (text: string, from: string, to: string, n: bigint) => replace(text, from, to, Number(n)),
   );
-  env.registerFunction('string.reverse(): string', (text: string) => [...text].reverse().join(''));
   env.registerType('StringsNamespace', StringsNamespace);
   env.registerConstant('strings', 'StringsNamespace', new StringsNamespace());
   env.registerFunction('StringsNamespace.quote(string): string', (_ns: StringsNamespace, text: string) =>

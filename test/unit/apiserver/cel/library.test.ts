@@ -43,8 +43,16 @@ describe('Kubernetes CEL library', () => {
     ['"hello".substring(1, 3)', 'el'],
     ['"  x ".trim()', 'x'],
     ['["a", "b"].join("-")', 'a-b'],
-    ['"abc".reverse()', 'cba'],
     ['strings.quote("a\\"b")', '"a\\"b"'],
+    // two-variable comprehensions
+    ['[1, 2].all(i, v, v > i)', true],
+    ['[1, 2].exists(i, v, i == 1 && v == 2)', true],
+    ['[1, 2, 2].existsOne(i, v, v == 2)', false],
+    ['{"a": 1, "b": 2}.all(k, v, k.size() == 1 && v > 0)', true],
+    ['[1, 2].transformList(i, v, v * 2)', [2n, 4n]],
+    ['[1, 2, 3].transformList(i, v, v > 1, v * i)', [2n, 6n]],
+    ['{"a": 1}.transformMap(k, v, v + 1)', new Map([['a', 2n]])],
+    ['{"a": 1}.transformMapEntry(k, v, {k + "x": v})', new Map([['ax', 1n]])],
     // sets extension
     ['sets.contains([1, 2, 3], [1, 3])', true],
     ['sets.contains([1, 2], [4])', false],
@@ -138,10 +146,16 @@ describe('Kubernetes CEL library', () => {
     expect(() => evaluate(expression)).toThrow(message);
   });
 
+  it('has no string reverse before strings version 3', () => {
+    expect(newKubernetesEnvironment().check('"abc".reverse() == "cba"').valid).toBe(false);
+  });
+
   it('type-checks library calls', () => {
     const env = newKubernetesEnvironment();
     expect(env.check('[1, 2].sum() + 1').type).toBe('int');
     expect(env.check('quantity("1").isInteger()').type).toBe('bool');
     expect(env.check('[1, 2].indexOf("a")').valid).toBe(false);
+    expect(env.check('[1, 2].transformList(i, v, v + "a")').valid).toBe(false);
+    expect(env.check('{"a": 1}.transformMap(k, v, k)').type).toBe('map<string, string>');
   });
 });
