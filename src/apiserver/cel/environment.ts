@@ -1,6 +1,6 @@
 // The Kubernetes CEL environment (k8s.io/apiserver/pkg/cel/environment/base.go): the standard
 // library with optional types, the strings and sets extensions and Kubernetes' libraries (lists,
-// regex, URLs, quantities, IP addresses and CIDRs, named formats). Shared by CRD rules and, later, ValidatingAdmissionPolicy; callers
+// regex, URLs, quantities, IP addresses and CIDRs, named formats, semantic versions) and two-variable comprehensions. Shared by CRD rules and, later, ValidatingAdmissionPolicy; callers
 // clone it and declare their variables on the clone.
 import { Environment } from '@marcbachmann/cel-js';
 import { registerTwoVariableComprehensions } from './library/comprehensions.js';
@@ -9,6 +9,7 @@ import { registerIP } from './library/ip.js';
 import { registerLists } from './library/lists.js';
 import { registerQuantity } from './library/quantity.js';
 import { registerRegex } from './library/regex.js';
+import { registerSemver } from './library/semver.js';
 import { registerSets } from './library/sets.js';
 import { registerStrings } from './library/strings.js';
 import { registerUrls } from './library/urls.js';
@@ -34,6 +35,7 @@ export function kubernetesEnvironment(): Environment {
     registerIP(env);
     registerFormat(env);
     registerTwoVariableComprehensions(env);
+    registerSemver(env);
     base = env;
   }
   return base;

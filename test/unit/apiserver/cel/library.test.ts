@@ -116,6 +116,25 @@ describe('Kubernetes CEL library', () => {
     ['string(cidr("10.1.2.3/8").masked())', '10.0.0.0/8'],
     ['cidr("10.1.2.3/8").prefixLength()', 8n],
     ['string(cidr("10.1.2.3/8").ip())', '10.1.2.3'],
+    // semver
+    ['isSemver("1.2.3")', true],
+    ['isSemver("1.2.3-alpha.1+build.5")', true],
+    ['isSemver("v1.2")', false],
+    ['isSemver("v1.2", true)', true],
+    ['isSemver("01.2.3")', false],
+    ['isSemver("01.02.3", true)', true],
+    ['isSemver("1.0-alpha", true)', false],
+    ['semver("1.2.3").major()', 1n],
+    ['semver("1.2.3").minor()', 2n],
+    ['semver("1.2.3").patch()', 3n],
+    ['semver("v2.1", true).patch()', 0n],
+    ['semver("1.2.3").compareTo(semver("1.2.3"))', 0n],
+    ['semver("1.2.3").compareTo(semver("2.0.0"))', -1n],
+    ['semver("1.2.3").isGreaterThan(semver("0.1.2"))', true],
+    ['semver("1.0.0-alpha").isLessThan(semver("1.0.0"))', true],
+    ['semver("1.0.0-alpha.1").isLessThan(semver("1.0.0-alpha.beta"))', true],
+    ['semver("1.0.0-beta.2").isLessThan(semver("1.0.0-beta.11"))', true],
+    ['semver("1.0.0+a") == semver("1.0.0+b")', true],
     // named formats
     ['format.dns1123Label().validate("my-name").hasValue()', false],
     [
@@ -141,6 +160,7 @@ describe('Kubernetes CEL library', () => {
     ['url("not a url")', 'URL parse error during conversion from string'],
     ['ip("300.1.1.1")', 'parse error during conversion from string'],
     ['cidr("10.0.0.0")', 'network address parse error during conversion from string'],
+    ['semver("Three")', 'No Major.Minor.Patch elements found'],
   ];
   it.each(failures)('%s fails: %s', (expression, message) => {
     expect(() => evaluate(expression)).toThrow(message);
