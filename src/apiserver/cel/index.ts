@@ -19,6 +19,29 @@ export interface SchemaValidationRules {
   validate(object: unknown, old: unknown | undefined): FieldError[];
 }
 
+const BLOCKING_TYPES = new Set([
+  'FieldValueRequired',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+  'FieldValueTypeInvalid',
+]);
+
+/**
+ * When schema validation found a missing, oversized or mistyped value, upstream's custom
+ * resource strategy runs no rules and reports this error instead (hasBlockingErr); undefined
+ * when the rules may run.
+ */
+export function blockingSchemaError(schemaErrors: readonly FieldError[]): FieldError | undefined {
+  if (!schemaErrors.some((error) => BLOCKING_TYPES.has(error.type))) return undefined;
+  return {
+    type: 'FieldValueInvalid',
+    field: '<nil>',
+    badValue: 'null',
+    detail:
+      'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+  };
+}
+
 const NO_RULES: SchemaValidationRules = { validate: () => [] };
 
 const cache = new WeakMap<

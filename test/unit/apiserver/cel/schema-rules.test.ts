@@ -6,7 +6,7 @@ import type {
   JSONSchemaProps,
   ValidationRule,
 } from '../../../../src/api/types/apiextensions-v1.generated.js';
-import { compileSchemaValidations } from '../../../../src/apiserver/cel/index.js';
+import { blockingSchemaError, compileSchemaValidations } from '../../../../src/apiserver/cel/index.js';
 
 const ROOT = 'spec.validation.openAPIV3Schema';
 const AT = `${ROOT}.properties[spec].x-kubernetes-validations[0]`;
@@ -552,5 +552,23 @@ describe('evaluation', () => {
         /^[abc]\[\d+\]: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run$/,
       );
     });
+  });
+});
+
+describe('blockingSchemaError', () => {
+  it('stands in for the rules when schema validation found a mistyped, missing or oversized value', () => {
+    const typeError = {
+      type: 'FieldValueTypeInvalid' as const,
+      field: 'spec.replicas',
+      badValue: 'x',
+      detail: 'must be integer',
+    };
+    const blocking = blockingSchemaError([typeError]);
+    expect(blocking && fieldErrorMessage(blocking)).toBe(
+      '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    );
+    expect(
+      blockingSchemaError([{ type: 'FieldValueInvalid', field: 'spec.x', badValue: 1, detail: 'bad' }]),
+    ).toBeUndefined();
   });
 });
