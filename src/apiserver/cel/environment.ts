@@ -14,9 +14,11 @@ import { registerSets } from './library/sets.js';
 import { registerStrings } from './library/strings.js';
 import { registerUrls } from './library/urls.js';
 
+// Mixed list and map literals are refused after type-checking (literals.ts), where format()'s
+// argument list may mix types as upstream allows.
 const OPTIONS = {
   enableOptionalTypes: true,
-  homogeneousAggregateLiterals: true,
+  homogeneousAggregateLiterals: false,
   unlistedVariablesAreDyn: false,
 };
 

@@ -44,6 +44,10 @@ describe('Kubernetes CEL library', () => {
     ['"  x ".trim()', 'x'],
     ['["a", "b"].join("-")', 'a-b'],
     ['strings.quote("a\\"b")', '"a\\"b"'],
+    ['"%s has %d items, %.2f%% done".format(["list", 3, 42.5])', 'list has 3 items, 42.50% done'],
+    ['"%s and %s".format([[1, 2], {"b": true, "a": "x"}])', '[1, 2] and {"a": "x", "b": true}'],
+    ['"%x %X %o %b".format([255, "hi", 8, 5])', 'ff 6869 10 101'],
+    ['"%e".format([1234.5])', '1.234500e+03'],
     // two-variable comprehensions
     ['[1, 2].all(i, v, v > i)', true],
     ['[1, 2].exists(i, v, i == 1 && v == 2)', true],
@@ -161,6 +165,8 @@ describe('Kubernetes CEL library', () => {
     ['ip("300.1.1.1")', 'parse error during conversion from string'],
     ['cidr("10.0.0.0")', 'network address parse error during conversion from string'],
     ['semver("Three")', 'No Major.Minor.Patch elements found'],
+    ['"%d".format([1.5])', 'decimal clause can only be used on integers, was given double'],
+    ['"%s %s".format(["a"])', 'index 1 out of range'],
   ];
   it.each(failures)('%s fails: %s', (expression, message) => {
     expect(() => evaluate(expression)).toThrow(message);

@@ -104,6 +104,13 @@ describe('compile errors', () => {
       ],
     ],
     [
+      'a list literal of mixed types',
+      { rule: 'self.replicas in [1, "two"]' },
+      [
+        `${AT}.rule: Invalid value: ${goRule('self.replicas in [1, "two"]')}: compilation failed: ERROR: <input>:1:22: expected type 'int' but found 'string'\n | self.replicas in [1, "two"]\n | .....................^`,
+      ],
+    ],
+    [
       'a result that is not a bool',
       { rule: 'self.replicas' },
       [`${AT}.rule: Invalid value: ${goRule('self.replicas')}: cel expression must evaluate to a bool`],
@@ -288,6 +295,18 @@ describe('evaluation', () => {
       'spec.tags: Required value: tags are required',
       'spec: Duplicate value: "object"',
       'spec: Invalid value: "object": fallback',
+    ]);
+  });
+
+  it('formats messages with format(), whose argument list may mix types', () => {
+    const rules: ValidationRule[] = [
+      {
+        rule: 'self.replicas < 3',
+        messageExpression: '"%s may run at most %d replicas, not %d".format([self.name, 2, self.replicas])',
+      },
+    ];
+    expect(validate(rules, { replicas: 5, name: 'web' })).toEqual([
+      'spec: Invalid value: "object": web may run at most 2 replicas, not 5',
     ]);
   });
 
