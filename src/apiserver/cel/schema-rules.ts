@@ -246,6 +246,7 @@ class SchemaCompiler {
           isRoot || schema['x-kubernetes-embedded-resource'] === true,
           `selfType${++typeCounter}`,
         );
+      result.type = nodeType;
       this.compileRules(result, rules, nodeType, path, cardinality, uncorrelatable);
       hasRules = true;
     }

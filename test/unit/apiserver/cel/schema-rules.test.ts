@@ -504,6 +504,26 @@ describe('evaluation', () => {
     ]);
   });
 
+  it('evaluates rules of a node the type of its parent does not expose', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        a: {
+          type: 'object',
+          properties: {
+            b: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self < 10', message: 'b too big' }] },
+          },
+          additionalProperties: { type: 'string' },
+        },
+      },
+    };
+    const { errors, rules } = compileSchemaValidations(schema, ROOT);
+    expect(errors).toEqual([]);
+    expect(rules.validate({ a: { b: 11 } }, undefined).map(fieldErrorMessage)).toEqual([
+      'a.b: Invalid value: "integer": b too big',
+    ]);
+  });
+
   it('compiles once per schema and evaluates 3 rules on a 20-field object in microseconds', () => {
     const properties: Record<string, JSONSchemaProps> = {};
     const spec: Record<string, unknown> = {};
