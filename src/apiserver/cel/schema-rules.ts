@@ -14,11 +14,12 @@ import {
 import { goQuote } from '../../api/selectors/go-text.js';
 import type { JSONSchemaProps, ValidationRule } from '../../api/types/apiextensions-v1.generated.js';
 import { estimateMaxCost, maxCardinality } from './cost.js';
-import { celTypeName, type DeclType, DeclTypeBuilder } from './decl-types.js';
-import { extendEnvironment, newKubernetesEnvironment, parseDuration } from './environment.js';
+import { type DeclType, DeclTypeBuilder } from './decl-types.js';
+import { normalizeFieldPath } from './field-path.js';
 import { formatIssue } from './issues.js';
-import { invalidFindPattern, invalidLiteral } from './literals.js';
-import { CelObject, type CelObjectClass, RAW_JSON, schemaEqual, ValueConverter } from './values.js';
+import { invalidFindPattern, invalidLiteral, nodesOf } from './literals.js';
+import { environmentFor } from './schema-environment.js';
+import type { ValueConverter } from './values.js';
 
 /** Largest static cost of one rule (StaticEstimatedCostLimit). */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
@@ -65,7 +66,10 @@ export function costErrorMessage(costName: string, cost: number, limit: number):
   return `${costName} exceeds budget by factor of ${text} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
 }
 
-/** A ValidationRule as Go's `%#v` prints it (the bad value of rule compile errors). */
+/**
+ * A ValidationRule as Go's `%#v` prints it (the bad value of rule compile errors). Go prints the
+ * address of a set pointer field; the value stands in for it here.
+ */
 function renderRule(rule: ValidationRule): GoRendered {
   const reason =
     rule.reason === undefined
@@ -77,105 +81,10 @@ function renderRule(rule: ValidationRule): GoRendered {
   );
 }
 
-function collectObjects(type: DeclType | undefined, into: Set<Extract<DeclType, { kind: 'object' }>>): void {
-  if (type === undefined) return;
-  if (type.kind === 'object') {
-    if (into.has(type)) return;
-    for (const field of type.fields.values()) collectObjects(field.type, into);
-    into.add(type);
-  } else if (type.kind === 'list' || type.kind === 'map') collectObjects(type.elem, into);
-}
-
-/** The environments of one node's rules and the converter for its values. */
-interface NodeEnvironment {
-  /** `self` and `oldSelf` of the node's type. */
-  env: Environment;
-  /** `oldSelf` optional, for rules with `optionalOldSelf: true`. */
-  optionalEnv: () => Environment;
-  converter: ValueConverter;
-}
-
-/** Environments declaring `self` and `oldSelf` as `type`, with a converter for its values. */
-function environmentFor(type: DeclType): NodeEnvironment {
-  const typesEnv = newKubernetesEnvironment();
-  const env = typesEnv;
-  const objects = new Set<Extract<DeclType, { kind: 'object' }>>();
-  collectObjects(type, objects);
-  const classes = new Map<DeclType, CelObjectClass>();
-  for (const object of objects) {
-    const Class = class extends CelObject {};
-    classes.set(object, Class);
-    const fields: Record<string, string> = {};
-    for (const [name, field] of object.fields) fields[name] = celTypeName(field.type);
-    env.registerType(object.name, { ctor: Class, fields });
-    env.registerOperator(`${object.name} == ${object.name}`, (a: CelObject, b: CelObject) =>
-      schemaEqual(a[RAW_JSON], b[RAW_JSON], object),
-    );
-  }
-  const typeName = celTypeName(type);
-  const ruleEnv = extendEnvironment(typesEnv);
-  ruleEnv.registerVariable('self', typeName);
-  ruleEnv.registerVariable('oldSelf', typeName);
-  let optionalEnv: Environment | undefined;
-  return {
-    env: ruleEnv,
-    optionalEnv: () => {
-      if (optionalEnv === undefined) {
-        optionalEnv = extendEnvironment(typesEnv);
-        optionalEnv.registerVariable('self', typeName);
-        optionalEnv.registerVariable('oldSelf', `optional<${typeName}>`);
-      }
-      return optionalEnv;
-    },
-    converter: new ValueConverter(classes, parseDuration),
-  };
-}
-
-function referencesOldSelf(node: ASTNode): boolean {
-  if (node.op === 'id') return node.args === 'oldSelf';
-  const args: unknown = node.args;
-  const visit = (value: unknown): boolean => {
-    if (Array.isArray(value)) return value.some(visit);
-    if (value !== null && typeof value === 'object' && 'op' in value)
-      return referencesOldSelf(value as ASTNode);
-    return false;
-  };
-  return visit(args);
-}
-
-/** The path a rule's `fieldPath` names, relative to the node, or undefined when it names nothing (ValidFieldPath). */
-export function normalizeFieldPath(fieldPath: string, schema: JSONSchemaProps): string | undefined {
-  const tokens = fieldPath.match(/'(?:[^'\\]|\\.)*'|[.[\]]|[^.[\]']+/g) ?? [];
-  let current: JSONSchemaProps | undefined = schema;
-  const parts: string[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!;
-    let name: string;
-    if (token === '.') {
-      const next = tokens[++i];
-      if (next === undefined || next === '.' || next === '[' || next === ']') return undefined;
-      name = next;
-    } else if (token === '[') {
-      const quoted = tokens[++i];
-      if (quoted === undefined || quoted.length < 2 || !quoted.startsWith("'") || !quoted.endsWith("'"))
-        return undefined;
-      name = quoted.slice(1, -1).replace(/\\(.)/g, '$1');
-      if (tokens[++i] !== ']') return undefined;
-    } else return undefined;
-    if (current?.properties !== undefined) {
-      const prop: JSONSchemaProps | undefined = current.properties[name];
-      if (prop === undefined) return undefined;
-      parts.push(parts.length === 0 ? name : `.${name}`);
-      current = prop;
-    } else if (
-      current?.additionalProperties !== undefined &&
-      typeof current.additionalProperties === 'object'
-    ) {
-      parts.push(`[${name}]`);
-      current = current.additionalProperties as JSONSchemaProps;
-    } else return undefined;
-  }
-  return parts.join('');
+/** Whether a rule reads `oldSelf`, which makes it a transition rule. */
+function referencesOldSelf(ast: ASTNode): boolean {
+  for (const node of nodesOf(ast)) if (node.op === 'id' && node.args === 'oldSelf') return true;
+  return false;
 }
 
 const NEWLINES = /[\n\r]+/;

@@ -310,6 +310,24 @@ describe('evaluation', () => {
     ]);
   });
 
+  it('reports at a fieldPath through properties and map keys', () => {
+    const rules: ValidationRule[] = [
+      {
+        rule: '!("app" in self.labels) || self.labels["app"] != "x"',
+        message: 'no x',
+        fieldPath: ".labels['app']",
+      },
+      { rule: 'self.name != "x"', message: 'no x name', fieldPath: "['name']" },
+    ];
+    expect(validate(rules, { name: 'x', labels: { app: 'x' } })).toEqual([
+      'spec.labels[app]: Invalid value: "object": no x',
+      'spec.name: Invalid value: "object": no x name',
+    ]);
+    expect(compileErrors([{ rule: 'true', fieldPath: '.tags[0]' }])).toEqual([
+      `${AT}.fieldPath: Invalid value: ".tags[0]": fieldPath must be a valid path`,
+    ]);
+  });
+
   it('reports evaluation errors as upstream', () => {
     expect(validate([{ rule: 'self.name == "a"' }], { replicas: 1 })).toEqual([
       'spec: Invalid value: "object": no such key: name evaluating rule: self.name == "a"',
