@@ -53,19 +53,39 @@ function offsetOf(error: LibraryError, source: string): number {
 }
 
 /** cel-go's wording for the library's messages, where they differ. */
-function messageOf(error: LibraryError, source: string, offset: number): string {
+/** A type as cel-go prints it: `list(string)`, `map(string, int)`. */
+function goTypeText(text: string): string {
+  return text.replaceAll('<', '(').replaceAll('>', ')');
+}
+
+const OPERATOR_FUNCTIONS: Readonly<Record<string, string>> = { in: '@in', '[]': '_[_]' };
+
+/** cel-go's wording for the library's messages, where they differ. */
+function messageOf(error: LibraryError): string {
   const summary = error.summary ?? error.message.split('\n')[0]!;
   const undefinedField = /^No such key: (.*)$/.exec(summary);
   if (undefinedField) return `undefined field '${undefinedField[1]}'`;
   const unknownVariable = /^Unknown variable: (.*)$/.exec(summary);
   if (unknownVariable) return `undeclared reference to '${unknownVariable[1]}' (in container '')`;
-  const overload = /^no such overload: (.+) (\S+) (.+)$/.exec(summary);
-  if (overload)
-    return `found no matching overload for '_${overload[2]}_' applied to '(${overload[1]}, ${overload[3]})'`;
+  const operator = /^no such overload: (.+) (\S+) (.+)$/.exec(summary);
+  if (operator) {
+    const name = OPERATOR_FUNCTIONS[operator[2]!] ?? `_${operator[2]}_`;
+    return `found no matching overload for '${name}' applied to '(${goTypeText(operator[1]!)}, ${goTypeText(operator[3]!)})'`;
+  }
+  const call = /^found no matching overload for '(?:(.+)\.)?([A-Za-z_]\w*)\((.*)\)'$/.exec(summary);
+  if (call) {
+    // The library names only the receiver's kind (`list`); the checked receiver has its full type.
+    const node = error.node as { op?: string; args?: unknown[] } | undefined;
+    const checked =
+      node?.op === 'rcall'
+        ? (node.args?.[1] as { checkedType?: object } | undefined)?.checkedType
+        : undefined;
+    const receiverType = checked?.toString() ?? call[1];
+    const receiver = receiverType === undefined ? '' : `${goTypeText(receiverType)}.`;
+    return `found no matching overload for '${call[2]}' applied to '${receiver}(${goTypeText(call[3]!)})'`;
+  }
   if (error.code === 'syntax_error' || error.code?.startsWith('unexpected') || /^Unexpected/.test(summary))
     return `Syntax error: ${summary.charAt(0).toLowerCase()}${summary.slice(1)}`;
-  void source;
-  void offset;
   return summary;
 }
 
@@ -77,7 +97,7 @@ export function formatIssue(error: LibraryError, source: string): string {
   const lineStart = before.lastIndexOf('\n') + 1;
   const column = offset - lineStart;
   const lineText = source.slice(lineStart).split('\n')[0]!.replaceAll('\t', ' ');
-  const message = messageOf(error, source, offset);
+  const message = messageOf(error);
   return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${lineText}\n | ${'.'.repeat(column)}^`;
 }
 

@@ -111,6 +111,13 @@ describe('compile errors', () => {
       ],
     ],
     [
+      'a method with arguments of the wrong types',
+      { rule: 'self.tags.indexOf(1) >= 0' },
+      [
+        `${AT}.rule: Invalid value: ${goRule('self.tags.indexOf(1) >= 0')}: compilation failed: ERROR: <input>:1:18: found no matching overload for 'indexOf' applied to 'list(string).(int)'\n | self.tags.indexOf(1) >= 0\n | .................^`,
+      ],
+    ],
+    [
       'a result that is not a bool',
       { rule: 'self.replicas' },
       [`${AT}.rule: Invalid value: ${goRule('self.replicas')}: cel expression must evaluate to a bool`],
