@@ -63,6 +63,11 @@ function ruleText(rule: { rule: string; message?: string | undefined }): string 
   return rule.message !== undefined && rule.message.length > 0 ? rule.message.trim() : rule.rule.trim();
 }
 
+/** The field of an error at `path`; the root is Go's nil field.Path, printed `<nil>`. */
+function errorField(path: string): string {
+  return path === '' ? '<nil>' : path;
+}
+
 function evaluateRules(
   node: RuleNode,
   value: unknown,
@@ -75,7 +80,7 @@ function evaluateRules(
   const outOfBudget = (): void => {
     errors.push(
       fieldInvalid(
-        path,
+        errorField(path),
         schemaTypeOf(node),
         'validation failed due to running out of cost budget, no further validation rules will be run',
       ),
@@ -109,7 +114,7 @@ function evaluateRules(
     if (cost > PER_CALL_LIMIT) {
       errors.push(
         fieldInvalid(
-          path,
+          errorField(path),
           type,
           `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(rule)}`,
         ),
@@ -129,7 +134,7 @@ function evaluateRules(
       const text = runtimeErrorText(error);
       errors.push(
         fieldInvalid(
-          path,
+          errorField(path),
           type,
           /^no such overload/i.test(text)
             ? `'${text}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(rule)}`
@@ -139,7 +144,7 @@ function evaluateRules(
       continue;
     }
     if (result === true) continue;
-    const field = compiled.fieldPath ? childPath(path, compiled.fieldPath) : path;
+    const field = compiled.fieldPath ? childPath(path, compiled.fieldPath) : errorField(path);
     const fallback = rule.message ? rule.message.trim() : `failed rule: ${ruleText(rule)}`;
     let detail = fallback;
     if (compiled.message !== undefined) {

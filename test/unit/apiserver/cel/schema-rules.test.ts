@@ -317,6 +317,29 @@ describe('evaluation', () => {
     ]);
   });
 
+  it('reports rules of the root at the nil path, as upstream validates from a nil field.Path', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: { spec: { type: 'object', properties: { a: { type: 'integer' } } } },
+      'x-kubernetes-validations': [
+        { rule: 'self.metadata.name.startsWith("a")', message: 'name must start with a' },
+        { rule: 'self.spec.a > 0', message: 'a must be positive', fieldPath: '.spec.a' },
+      ],
+    };
+    const { errors, rules } = compileSchemaValidations(schema, ROOT);
+    expect(errors).toEqual([]);
+    const object = {
+      apiVersion: 'x/v1',
+      kind: 'X',
+      metadata: { name: 'b', labels: { x: 'y' } },
+      spec: { a: 0 },
+    };
+    expect(rules.validate(object, undefined).map(fieldErrorMessage)).toEqual([
+      '<nil>: Invalid value: "object": name must start with a',
+      'spec.a: Invalid value: "object": a must be positive',
+    ]);
+  });
+
   it('reports at a fieldPath through properties and map keys', () => {
     const rules: ValidationRule[] = [
       {
@@ -591,10 +614,10 @@ describe('evaluation', () => {
       const { errors, rules } = compileSchemaValidations(schema, ROOT);
       expect(errors.map(fieldErrorMessage)).toEqual([]);
       expect(rules.validate({ names: names(100) }, undefined).map(fieldErrorMessage)).toEqual([
-        ': Invalid value: "object": never reached',
+        '<nil>: Invalid value: "object": never reached',
       ]);
       expect(rules.validate({ names: names(1000) }, undefined).map(fieldErrorMessage)).toEqual([
-        `: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${pairwise}`,
+        `<nil>: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${pairwise}`,
       ]);
     });
 
