@@ -14,6 +14,7 @@ import {
 import { estimateActualCost } from './cost.js';
 import { runtimeErrorText } from './issues.js';
 import { mapIsCorrelatable, type RuleNode } from './schema-rules.js';
+import { jsonEqual } from './values.js';
 
 const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
 
@@ -92,20 +93,20 @@ function evaluateRules(
     return;
   }
   const self = node.converter.convert(value, node.type);
-  let oldSelf: unknown;
+  const oldSelf = old === undefined ? undefined : node.converter.convert(old, node.type);
+  // Validation ratcheting (CRDValidationRatcheting, GA in 1.33): a rule that does not read
+  // oldSelf cannot fail a value the update left as it was; upstream turns such failures into
+  // warnings, which this interface does not carry.
+  const unchanged = old !== undefined && jsonEqual(value, old);
   const context: Record<string, unknown> = { self };
   for (const compiled of node.rules) {
     const rule = compiled.rule;
-    if (compiled.transition) {
-      if (old === undefined && !rule.optionalOldSelf) continue;
-      if (oldSelf === undefined)
-        oldSelf = old === undefined ? undefined : node.converter.convert(old, node.type);
-      context.oldSelf = rule.optionalOldSelf
-        ? oldSelf === undefined
-          ? Optional.none()
-          : Optional.of(oldSelf)
-        : oldSelf;
-    }
+    if (compiled.transition && old === undefined && !rule.optionalOldSelf) continue;
+    if (unchanged && !compiled.transition) continue;
+    if (rule.optionalOldSelf)
+      context.oldSelf = oldSelf === undefined ? Optional.none() : Optional.of(oldSelf);
+    else if (oldSelf !== undefined) context.oldSelf = oldSelf;
+    else delete context.oldSelf;
     const type = schemaTypeOf(node);
     const cost =
       compiled.staticCost <= CHEAP_RULE_COST
