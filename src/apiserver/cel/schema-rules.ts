@@ -89,6 +89,20 @@ function referencesOldSelf(ast: ASTNode): boolean {
 
 const NEWLINES = /[\n\r]+/;
 
+/** A rule whose text fields are strings (what the API's decoding guarantees), so no input can crash compilation. */
+function wellTypedRule(value: unknown): ValidationRule {
+  const rule = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const text = (key: string): string | undefined =>
+    typeof rule[key] === 'string' ? (rule[key] as string) : undefined;
+  const result: ValidationRule = { rule: text('rule') ?? '' };
+  for (const key of ['message', 'messageExpression', 'reason', 'fieldPath'] as const) {
+    const field = text(key);
+    if (field !== undefined) result[key] = field;
+  }
+  if (typeof rule.optionalOldSelf === 'boolean') result.optionalOldSelf = rule.optionalOldSelf;
+  return result;
+}
+
 /** Whether old property values match new ones (MapIsCorrelatable): granular and atomic maps; an unknown map type is not. */
 export function mapIsCorrelatable(mapType: string | undefined): boolean {
   return mapType === undefined || mapType === 'granular' || mapType === 'atomic';
@@ -146,7 +160,8 @@ class SchemaCompiler {
   ): RuleNode | undefined {
     const result: RuleNode = { schema, type, rules: [], properties: new Map() };
     let hasRules = false;
-    const rules = schema['x-kubernetes-validations'] ?? [];
+    const declared: unknown = schema['x-kubernetes-validations'];
+    const rules = Array.isArray(declared) ? declared.map(wellTypedRule) : [];
     if (rules.length > 0) {
       const nodeType =
         type ??

@@ -675,3 +675,36 @@ describe('blockingSchemaError', () => {
     ).toBeUndefined();
   });
 });
+
+describe('bad input', () => {
+  const rules: unknown[] = [
+    '(',
+    'self..a',
+    '"unterminated',
+    'self.all(x)',
+    'has(1)',
+    '\u0000',
+    'b"\\xzz"',
+    '1.2.3',
+    'self in',
+    '('.repeat(5000) + ')'.repeat(5000),
+    `[${'1,'.repeat(20000)}1]`,
+    'self.a.find("(")',
+    'duration(1)',
+    123,
+    null,
+  ];
+  it.each(rules.map((rule) => [String(rule).slice(0, 30), rule]))(
+    '%s neither throws when compiled nor when evaluated',
+    (_name, rule) => {
+      const schema = {
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        'x-kubernetes-validations': [{ rule, messageExpression: rule }],
+      } as JSONSchemaProps;
+      const { rules: compiled } = compileSchemaValidations(schema, ROOT);
+      expect(() => compiled.validate({ a: 5, metadata: { name: 'n' } }, { a: [] })).not.toThrow();
+      expect(() => compiled.validate(null, 'x')).not.toThrow();
+    },
+  );
+});
