@@ -55,7 +55,7 @@ function offsetOf(error: LibraryError, source: string): number {
 /** cel-go's wording for the library's messages, where they differ. */
 /** A type as cel-go prints it: `list(string)`, `map(string, int)`. */
 function goTypeText(text: string): string {
-  return text.replaceAll('<', '(').replaceAll('>', ')');
+  return text === 'null' ? 'null_type' : text.replaceAll('<', '(').replaceAll('>', ')');
 }
 
 const OPERATOR_FUNCTIONS: Readonly<Record<string, string>> = { in: '@in', '[]': '_[_]' };

@@ -40,6 +40,8 @@ export function environmentFor(type: DeclType): NodeEnvironment {
     typesEnv.registerOperator(`${object.name} == ${object.name}`, (a: CelObject, b: CelObject) =>
       schemaEqual(a[RAW_JSON], b[RAW_JSON], object),
     );
+    // Objects compare with null, as cel-go's message types do.
+    typesEnv.registerOperator(`${object.name} == null`, (a: unknown, b: unknown) => a === b);
   }
   const typeName = celTypeName(type);
   const ruleEnv = extendEnvironment(typesEnv);

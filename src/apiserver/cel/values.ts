@@ -35,7 +35,9 @@ export class ValueConverter {
         const target = result as unknown as Record<string, unknown>;
         for (const [celName, field] of type.fields) {
           const fieldValue = json[field.jsonName];
-          if (fieldValue !== undefined) target[celName] = this.convert(fieldValue, field.type);
+          // A null (nullable) field reads as absent: the CEL library cannot hold null in a typed field.
+          if (fieldValue !== undefined && fieldValue !== null)
+            target[celName] = this.convert(fieldValue, field.type);
         }
         return result;
       }

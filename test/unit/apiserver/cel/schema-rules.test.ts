@@ -409,6 +409,31 @@ describe('evaluation', () => {
     ]);
   });
 
+  it('compares objects with null and reads null fields as absent', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', nullable: true },
+            inner: { type: 'object', nullable: true, properties: { a: { type: 'integer' } } },
+          },
+          'x-kubernetes-validations': [
+            { rule: '!has(self.name) || self.name.size() > 0' },
+            { rule: '!has(self.inner) || self.inner != null' },
+          ],
+        },
+      },
+    };
+    const { errors, rules } = compileSchemaValidations(schema, ROOT);
+    expect(errors).toEqual([]);
+    expect(rules.validate({ spec: { name: null, inner: null } }, undefined)).toEqual([]);
+    expect(compileErrors([{ rule: 'self.name == null' }])[0]).toContain(
+      "found no matching overload for '_==_' applied to '(string, null_type)'",
+    );
+  });
+
   it('compares whole objects with self == oldSelf', () => {
     const rules: ValidationRule[] = [{ rule: 'self == oldSelf', message: 'spec is immutable' }];
     expect(validate(rules, { replicas: 1, tags: ['a'] }, { replicas: 1, tags: ['a'] })).toEqual([]);
