@@ -17,6 +17,14 @@ export interface SchemaValidationRules {
    * upstream's field errors (`message`, `messageExpression`, `reason`, `fieldPath`).
    */
   validate(object: unknown, old: unknown | undefined): FieldError[];
+  /**
+   * As validate, and also evaluates the rules that validation ratcheting skips on an update
+   * (values left unchanged): their failures come back as warnings, as upstream reports them.
+   */
+  validateWithWarnings?(
+    object: unknown,
+    old: unknown | undefined,
+  ): { errors: FieldError[]; warnings: FieldError[] };
 }
 
 const BLOCKING_TYPES = new Set([
@@ -42,7 +50,10 @@ export function blockingSchemaError(schemaErrors: readonly FieldError[]): FieldE
   };
 }
 
-const NO_RULES: SchemaValidationRules = { validate: () => [] };
+const NO_RULES: SchemaValidationRules = {
+  validate: () => [],
+  validateWithWarnings: () => ({ errors: [], warnings: [] }),
+};
 
 const cache = new WeakMap<
   JSONSchemaProps,
@@ -73,6 +84,16 @@ export function compileSchemaValidations(
               exhausted: false,
             });
             return found;
+          },
+          validateWithWarnings(object, old) {
+            const found: FieldError[] = [];
+            const warnings: FieldError[] = [];
+            validateNode(root, object, old, '', found, {
+              remaining: RUNTIME_CEL_COST_BUDGET,
+              exhausted: false,
+              warnings,
+            });
+            return { errors: found, warnings };
           },
         };
   const result = { errors, rules };

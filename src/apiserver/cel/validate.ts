@@ -25,10 +25,12 @@ export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
 /** Rules whose static estimate is this small are charged it without measuring actual sizes. */
 const CHEAP_RULE_COST = 1000;
 
-/** The cost budget left for one object's rules; once spent, no further rules run. */
+/** The cost budget left for one object's rules (once spent, no further rules run), and where ratcheted failures go. */
 export interface CostBudget {
   remaining: number;
   exhausted: boolean;
+  /** Failures on unchanged values, which upstream returns as warnings; not evaluated when absent. */
+  warnings?: FieldError[] | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -102,7 +104,9 @@ function evaluateRules(
   for (const compiled of node.rules) {
     const rule = compiled.rule;
     if (compiled.transition && old === undefined && !rule.optionalOldSelf) continue;
-    if (unchanged && !compiled.transition) continue;
+    const ratcheted = unchanged && !compiled.transition;
+    if (ratcheted && budget.warnings === undefined) continue;
+    const report = ratcheted ? budget.warnings! : errors;
     if (rule.optionalOldSelf)
       context.oldSelf = oldSelf === undefined ? Optional.none() : Optional.of(oldSelf);
     else if (oldSelf !== undefined) context.oldSelf = oldSelf;
@@ -133,7 +137,7 @@ function evaluateRules(
       result = compiled.program(context);
     } catch (error) {
       const text = runtimeErrorText(error);
-      errors.push(
+      report.push(
         fieldInvalid(
           errorField(path),
           type,
@@ -158,7 +162,7 @@ function evaluateRules(
         // upstream logs a failed messageExpression and reports the message instead
       }
     }
-    errors.push(errorForReason(rule.reason, field, type, detail));
+    report.push(errorForReason(rule.reason, field, type, detail));
   }
 }
 

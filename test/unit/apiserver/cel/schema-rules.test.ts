@@ -407,6 +407,13 @@ describe('evaluation', () => {
     expect(validate(rules, { name: 'b', replicas: 2 }, { name: 'b', replicas: 1 })).toEqual([
       'spec: Invalid value: "object": name must start with a',
     ]);
+    const { rules: compiled } = compileSchemaValidations(specSchema(rules), ROOT);
+    const unchanged = { spec: { name: 'b', replicas: 1 } };
+    const result = compiled.validateWithWarnings?.(unchanged, unchanged);
+    expect(result?.errors).toEqual([]);
+    expect(result?.warnings.map(fieldErrorMessage)).toEqual([
+      'spec: Invalid value: "object": name must start with a',
+    ]);
   });
 
   it('compares objects with null and reads null fields as absent', () => {
