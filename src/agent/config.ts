@@ -19,6 +19,9 @@ export interface AgentConfig {
   /** A second identity for the pod network (it reads every Node; the node's own may not). */
   readonly networkCertFile: string;
   readonly networkKeyFile: string;
+  /** A third identity for the cluster DNS server (it reads every Service and EndpointSlice). */
+  readonly dnsCertFile?: string;
+  readonly dnsKeyFile?: string;
   /** The kubelet's serving certificate and key (port 10250), issued by the cluster CA. */
   readonly servingCertFile?: string;
   readonly servingKeyFile?: string;

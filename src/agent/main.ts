@@ -1,11 +1,13 @@
 // The agent's entry point inside a node container: registers the Node, keeps its status and
-// Lease current, sets up the node's pod network, and runs the kubelet's pods through containerd.
+// Lease current, sets up the node's pod network, runs the kubelet's pods through containerd,
+// and serves cluster DNS on the node's address.
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Node } from '../api/types/core-v1.generated.js';
 import { SharedInformerFactory } from '../client/informers/index.js';
 import { NODES } from '../client/resources.js';
 import { httpsClient } from '../client/transports.js';
 import { readAgentConfig } from './config.js';
+import { ClusterDns } from './dns/cluster-dns.js';
 import { clusterNameOfNode, Kubelet, parseResolvConf } from './kubelet/index.js';
 import { startKubeletServer } from './kubelet/server/index.js';
 import { writeCniConfig } from './network/cni-config.js';
@@ -120,9 +122,25 @@ async function main(): Promise<void> {
     });
     abort.signal.addEventListener('abort', () => void server.close(), { once: true });
   }
-  await Promise.all([network.run(abort.signal), kubelet.run(abort.signal)]);
+  // The node's cluster DNS server, under an identity of its own (as CoreDNS has one).
+  const dnsClient =
+    config.dnsCertFile && config.dnsKeyFile
+      ? httpsClient({
+          server: config.server,
+          ca,
+          cert: await readFile(config.dnsCertFile, 'utf8'),
+          key: await readFile(config.dnsKeyFile, 'utf8'),
+          component: 'tkube-dns',
+        })
+      : undefined;
+  const dns = dnsClient
+    ? new ClusterDns({ client: dnsClient, host: config.nodeIP, nameservers: hostResolvConf.servers })
+        .run(abort.signal)
+        .catch((error: unknown) => console.error(`agent: cluster DNS stopped: ${String(error)}`))
+    : undefined;
+  await Promise.all([network.run(abort.signal), kubelet.run(abort.signal), dns]);
   await informers.stop();
-  await Promise.all([client.close(), networkClient.close()]);
+  await Promise.all([client.close(), networkClient.close(), dnsClient?.close()]);
 }
 
 main().then(

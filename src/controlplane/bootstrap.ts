@@ -1,3 +1,10 @@
+import {
+  CLUSTER_DNS_IP,
+  CLUSTER_DNS_LABELS,
+  CLUSTER_DNS_METRICS_PORT,
+  CLUSTER_DNS_NAMESPACE,
+  CLUSTER_DNS_SERVICE,
+} from '../api/cluster-dns.js';
 import type { KubeObject } from '../api/object.js';
 import { SYSTEM_PRIORITY_CLASSES } from '../apiserver/admission/plugins/priority.js';
 import type { ApiServer } from '../apiserver/api-server.js';
@@ -68,6 +75,46 @@ export async function bootstrapCluster(api: ApiServer): Promise<void> {
         },
       }),
   );
+  await ensure(
+    () => services.get(CLUSTER_DNS_NAMESPACE, CLUSTER_DNS_SERVICE),
+    () => services.create(CLUSTER_DNS_NAMESPACE, clusterDnsService()),
+  );
+}
+
+/**
+ * kube-dns as kind has it, but without a selector: its endpoints are the nodes' agents, kept by
+ * the cluster-dns controller; `internalTrafficPolicy: Local` keeps each pod's queries on its node.
+ */
+function clusterDnsService(): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: CLUSTER_DNS_SERVICE,
+      namespace: CLUSTER_DNS_NAMESPACE,
+      labels: { ...CLUSTER_DNS_LABELS },
+      annotations: { 'prometheus.io/port': String(CLUSTER_DNS_METRICS_PORT), 'prometheus.io/scrape': 'true' },
+    },
+    spec: {
+      type: 'ClusterIP',
+      clusterIP: CLUSTER_DNS_IP,
+      clusterIPs: [CLUSTER_DNS_IP],
+      ports: [
+        { name: 'dns', port: 53, protocol: 'UDP', targetPort: 53 },
+        { name: 'dns-tcp', port: 53, protocol: 'TCP', targetPort: 53 },
+        {
+          name: 'metrics',
+          port: CLUSTER_DNS_METRICS_PORT,
+          protocol: 'TCP',
+          targetPort: CLUSTER_DNS_METRICS_PORT,
+        },
+      ],
+      sessionAffinity: 'None',
+      ipFamilies: ['IPv4'],
+      ipFamilyPolicy: 'SingleStack',
+      internalTrafficPolicy: 'Local',
+    },
+  } as KubeObject;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { UserInfo } from '../apiserver/http/types.js';
 import { EventBroadcaster, type EventRecorder } from '../client/events/index.js';
 import { SharedInformerFactory } from '../client/informers/index.js';
 import type { Client } from '../client/types.js';
+import { clusterDnsController } from '../controllers/cluster-dns/cluster-dns-controller.js';
 import { clusterRoleAggregationController } from '../controllers/clusterrole-aggregation/clusterrole-aggregation-controller.js';
 import {
   type ClusterSettings,
@@ -65,6 +66,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   csrApprovingController,
   csrSigningController,
   csrCleanerController,
+  clusterDnsController,
 ];
 
 export class ControllerManager {

@@ -1,30 +1,86 @@
-// RBAC for tkube's own cluster add-ons (as kind installs kindnet's): the agents' pod-network
-// part reads every Node to route to their pod CIDRs, which a node's own identity may not (the
-// Node authorizer lets a kubelet read only its own Node).
+// RBAC for tkube's own cluster add-ons (as kind installs kindnet's and kubeadm CoreDNS's): the
+// agents' pod-network part reads every Node to route to their pod CIDRs, which a node's own
+// identity may not (the Node authorizer lets a kubelet read only its own Node); the agents' DNS
+// part reads what CoreDNS's `system:coredns` role lets it read; the cluster DNS controller keeps
+// the kube-dns service's endpoints.
 import type { ApiServer } from '../apiserver/api-server.js';
+import { CLUSTER_DNS_SERVICE_ACCOUNT } from '../controllers/cluster-dns/cluster-dns-controller.js';
 
 /** The user the agents' pod-network client authenticates as (client certificate CN). */
 export const POD_NETWORK_USER = 'tkube:pod-network';
-const ROLE_NAME = 'tkube:pod-network';
+/** The user the agents' DNS client authenticates as (client certificate CN). */
+export const CLUSTER_DNS_USER = 'tkube:cluster-dns';
+
+interface Rule {
+  readonly apiGroups: string[];
+  readonly resources: string[];
+  readonly verbs: string[];
+}
+
+interface Subject {
+  readonly kind: 'User' | 'ServiceAccount';
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+const READ = ['get', 'list', 'watch'];
+
+const ROLES: readonly { name: string; rules: Rule[]; subject: Subject }[] = [
+  {
+    name: 'tkube:pod-network',
+    rules: [{ apiGroups: [''], resources: ['nodes'], verbs: READ }],
+    subject: { kind: 'User', name: POD_NETWORK_USER },
+  },
+  {
+    // system:coredns's rules.
+    name: 'tkube:cluster-dns',
+    rules: [
+      {
+        apiGroups: [''],
+        resources: ['endpoints', 'services', 'pods', 'namespaces'],
+        verbs: ['list', 'watch'],
+      },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
+    ],
+    subject: { kind: 'User', name: CLUSTER_DNS_USER },
+  },
+  {
+    name: 'tkube:controller:cluster-dns',
+    rules: [
+      { apiGroups: [''], resources: ['nodes', 'services'], verbs: READ },
+      { apiGroups: [''], resources: ['endpoints'], verbs: [...READ, 'create', 'update', 'delete'] },
+      // Owner references with blockOwnerDeletion need update on the owner's finalizers.
+      { apiGroups: [''], resources: ['services/finalizers'], verbs: ['update'] },
+      {
+        apiGroups: ['discovery.k8s.io'],
+        resources: ['endpointslices'],
+        verbs: [...READ, 'create', 'update', 'delete'],
+      },
+    ],
+    subject: { kind: 'ServiceAccount', name: CLUSTER_DNS_SERVICE_ACCOUNT, namespace: 'kube-system' },
+  },
+];
 
 export async function ensureTkubePolicy(api: ApiServer): Promise<void> {
   const rbac = (resource: string) => api.resourceStore('rbac.authorization.k8s.io', 'v1', resource)!;
   const labels = { 'app.kubernetes.io/managed-by': 'tkube' };
-  if (!(await rbac('clusterroles').find('', ROLE_NAME))) {
-    await rbac('clusterroles').create('', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: ROLE_NAME, labels },
-      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }],
-    });
-  }
-  if (!(await rbac('clusterrolebindings').find('', ROLE_NAME))) {
-    await rbac('clusterrolebindings').create('', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: ROLE_NAME, labels },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: ROLE_NAME },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: POD_NETWORK_USER }],
-    });
+  for (const { name, rules, subject } of ROLES) {
+    if (!(await rbac('clusterroles').find('', name))) {
+      await rbac('clusterroles').create('', {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name, labels },
+        rules,
+      });
+    }
+    if (!(await rbac('clusterrolebindings').find('', name))) {
+      await rbac('clusterrolebindings').create('', {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+        subjects: [subject.kind === 'User' ? { apiGroup: 'rbac.authorization.k8s.io', ...subject } : subject],
+      });
+    }
   }
 }

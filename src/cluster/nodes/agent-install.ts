@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AgentConfig } from '../../agent/config.js';
-import { POD_NETWORK_USER } from '../../controlplane/tkube-policy.js';
+import { CLUSTER_DNS_USER, POD_NETWORK_USER } from '../../controlplane/tkube-policy.js';
 import type { CertificateAuthority } from '../../pki/certificate-authority.js';
 import {
   type IssuedCertificate,
@@ -55,6 +55,8 @@ export interface AgentInstall {
   readonly credentials: IssuedCertificate;
   /** The pod-network identity's certificate, shared by every node's agent. */
   readonly network: IssuedCertificate;
+  /** The cluster DNS identity's certificate, shared by every node's agent. */
+  readonly dns: IssuedCertificate;
   readonly bundle: string;
   readonly podSubnet: string;
 }
@@ -72,6 +74,8 @@ export async function installAgent(provider: NodeProvider, install: AgentInstall
     keyFile: `${PKI_DIR}/node.key`,
     networkCertFile: `${PKI_DIR}/network.crt`,
     networkKeyFile: `${PKI_DIR}/network.key`,
+    dnsCertFile: `${PKI_DIR}/dns.crt`,
+    dnsKeyFile: `${PKI_DIR}/dns.key`,
     servingCertFile: `${PKI_DIR}/kubelet.crt`,
     servingKeyFile: `${PKI_DIR}/kubelet.key`,
     // Role labels are not a kubelet's to set (NodeRestriction): `up` adds them as admin.
@@ -86,6 +90,8 @@ export async function installAgent(provider: NodeProvider, install: AgentInstall
     { path: `${PKI_DIR}/node.key`, content: credentials.privateKeyPem, mode: 0o600 },
     { path: `${PKI_DIR}/network.crt`, content: install.network.certificatePem },
     { path: `${PKI_DIR}/network.key`, content: install.network.privateKeyPem, mode: 0o600 },
+    { path: `${PKI_DIR}/dns.crt`, content: install.dns.certificatePem },
+    { path: `${PKI_DIR}/dns.key`, content: install.dns.privateKeyPem, mode: 0o600 },
     { path: `${PKI_DIR}/kubelet.crt`, content: serving.certificatePem },
     { path: `${PKI_DIR}/kubelet.key`, content: serving.privateKeyPem, mode: 0o600 },
     { path: CONFIG_PATH, content: `${JSON.stringify(config, null, 2)}\n` },
@@ -113,4 +119,9 @@ export function issueKubeletServingCertificate(
 /** The client certificate of the agents' pod-network part (see controlplane/tkube-policy.ts). */
 export function issuePodNetworkCertificate(ca: CertificateAuthority): Promise<IssuedCertificate> {
   return issueClientCertificate(ca, { user: POD_NETWORK_USER });
+}
+
+/** The client certificate of the agents' DNS part (see controlplane/tkube-policy.ts). */
+export function issueClusterDnsCertificate(ca: CertificateAuthority): Promise<IssuedCertificate> {
+  return issueClientCertificate(ca, { user: CLUSTER_DNS_USER });
 }

@@ -16,7 +16,22 @@ import { tkube } from '../../support/cli.js';
 import { docker, e2eClusterName, sharedNodeImage } from '../docker/support.js';
 
 export const BUSYBOX = 'tkube-test/busybox:1';
-const APPLETS = ['sh', 'httpd', 'nc', 'sleep', 'cat', 'echo', 'env', 'printf', 'test', 'date', 'id', 'true'];
+const APPLETS = [
+  'sh',
+  'httpd',
+  'nc',
+  'sleep',
+  'cat',
+  'echo',
+  'env',
+  'printf',
+  'test',
+  'date',
+  'id',
+  'true',
+  'nslookup',
+  'chroot',
+];
 
 /** busybox-static and its applets as an image, `docker import`ed: nothing is pulled. */
 export async function buildBusyboxImage(reference = BUSYBOX): Promise<void> {

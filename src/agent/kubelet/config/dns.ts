@@ -5,8 +5,8 @@
 import type { Pod } from '../../../api/types/core-v1.generated.js';
 import type { DnsConfig } from '../cri/types.js';
 
-export const CLUSTER_DNS_IP = '10.96.0.10';
-export const CLUSTER_DOMAIN = 'cluster.local';
+export { CLUSTER_DNS_IP, CLUSTER_DOMAIN } from '../../../api/cluster-dns.js';
+
 const DEFAULT_OPTIONS = ['ndots:5'];
 const MAX_NAMESERVERS = 3;
 const MAX_SEARCH_PATHS = 32;

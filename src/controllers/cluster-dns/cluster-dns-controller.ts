@@ -1,0 +1,213 @@
+// The endpoints of the cluster DNS service. tkube's DNS server runs in every node's agent (as
+// NodeLocal DNSCache runs on every node), so `kube-system/kube-dns` has no selector: this
+// controller lists each node that runs an agent — its InternalIP and name, ready while the
+// node is Ready — in the service's Endpoints and in one EndpointSlice managed by tkube (the
+// endpointslice controller leaves slices it does not manage alone), as kube-proxy and
+// `kubectl get endpoints,endpointslices` expect to see them.
+
+import { CLUSTER_DNS_NAMESPACE, CLUSTER_DNS_SERVICE } from '../../api/cluster-dns.js';
+import type {
+  EndpointPort as CoreEndpointPort,
+  EndpointAddress,
+  Endpoints,
+  Node,
+  Service,
+  ServicePort,
+} from '../../api/types/core-v1.generated.js';
+import type { EndpointPort, EndpointSlice } from '../../api/types/discovery-v1.generated.js';
+import { Controller } from '../../client/controller.js';
+import { ENDPOINT_SLICES, ENDPOINTS, NODES, SERVICES } from '../../client/resources.js';
+import { isAlreadyExists, isNotFound } from '../../client/rest/index.js';
+import type { Client, ResourceRef } from '../../client/types.js';
+import type { ControllerContext, ControllerDescriptor } from '../context.js';
+
+/** The managed-by value of the slice this controller writes. */
+export const CLUSTER_DNS_MANAGER = 'cluster-dns.tkube.dev';
+export const CLUSTER_DNS_SERVICE_ACCOUNT = 'cluster-dns-controller';
+const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
+/** Tells the endpointslice mirroring controller not to mirror these Endpoints: the slice is ours. */
+const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
+/** Fake nodes (providers/fake) carry this label; they run no agent and so no DNS server. */
+const FAKE_NODE_LABEL = 'fake.tkube.dev/node';
+const KEY = `${CLUSTER_DNS_NAMESPACE}/${CLUSTER_DNS_SERVICE}`;
+
+export interface DnsNode {
+  readonly name: string;
+  readonly ip: string;
+  readonly ready: boolean;
+}
+
+/** The nodes serving DNS, by name: those with an agent and an InternalIP. */
+export function dnsNodes(nodes: readonly Node[]): DnsNode[] {
+  const result: DnsNode[] = [];
+  for (const node of nodes) {
+    if (node.metadata?.labels?.[FAKE_NODE_LABEL] === 'true') continue;
+    const ip = node.status?.addresses?.find((address) => address.type === 'InternalIP')?.address;
+    if (!ip || !node.metadata?.name) continue;
+    const ready = node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+    result.push({ name: node.metadata.name, ip, ready });
+  }
+  return result.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function targetPortOf(port: ServicePort): number {
+  return typeof port.targetPort === 'number' ? port.targetPort : port.port;
+}
+
+export function desiredEndpoints(service: Service, nodes: readonly DnsNode[]): Endpoints {
+  const address = (node: DnsNode): EndpointAddress => ({ ip: node.ip, nodeName: node.name });
+  const ready = nodes.filter((node) => node.ready).map(address);
+  const notReady = nodes.filter((node) => !node.ready).map(address);
+  const ports: CoreEndpointPort[] = (service.spec?.ports ?? []).map((port) => ({
+    ...(port.name && { name: port.name }),
+    port: targetPortOf(port),
+    protocol: port.protocol ?? 'TCP',
+  }));
+  return {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: {
+      name: CLUSTER_DNS_SERVICE,
+      namespace: CLUSTER_DNS_NAMESPACE,
+      labels: { ...service.metadata?.labels, [SKIP_MIRROR_LABEL]: 'true' },
+    },
+    subsets:
+      nodes.length === 0
+        ? []
+        : [
+            {
+              ...(ready.length > 0 && { addresses: ready }),
+              ...(notReady.length > 0 && { notReadyAddresses: notReady }),
+              ports,
+            },
+          ],
+  };
+}
+
+export function desiredSlice(service: Service, nodes: readonly DnsNode[]): EndpointSlice {
+  const ports: EndpointPort[] = (service.spec?.ports ?? []).map((port) => ({
+    name: port.name ?? '',
+    port: targetPortOf(port),
+    protocol: port.protocol ?? 'TCP',
+  }));
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: {
+      name: CLUSTER_DNS_SERVICE,
+      namespace: CLUSTER_DNS_NAMESPACE,
+      labels: {
+        ...service.metadata?.labels,
+        [SERVICE_NAME_LABEL]: CLUSTER_DNS_SERVICE,
+        [MANAGED_BY_LABEL]: CLUSTER_DNS_MANAGER,
+      },
+      ownerReferences: [
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          name: CLUSTER_DNS_SERVICE,
+          uid: service.metadata?.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    addressType: 'IPv4',
+    endpoints: nodes.map((node) => ({
+      addresses: [node.ip],
+      conditions: { ready: node.ready, serving: node.ready, terminating: false },
+      nodeName: node.name,
+    })),
+    ports,
+  };
+}
+
+/** Whether `current` already says what `desired` says (labels, owners, and the content fields). */
+function sameContent<T extends Endpoints | EndpointSlice>(
+  current: T,
+  desired: T,
+  fields: readonly (keyof T)[],
+): boolean {
+  const pick = (object: T) =>
+    JSON.stringify([
+      object.metadata?.labels ?? {},
+      object.metadata?.ownerReferences ?? [],
+      ...fields.map((field) => object[field] ?? null),
+    ]);
+  return pick(current) === pick(desired);
+}
+
+export class ClusterDnsController {
+  readonly controller: Controller;
+  private readonly client: Client;
+
+  constructor(private readonly context: ControllerContext) {
+    this.client = context.clientFor(CLUSTER_DNS_SERVICE_ACCOUNT);
+    this.controller = new Controller({ name: 'cluster-dns', sync: () => this.sync() });
+    const toKey = () => KEY;
+    const ours = (object: { metadata?: { namespace?: string; name?: string } }) =>
+      object.metadata?.namespace === CLUSTER_DNS_NAMESPACE && object.metadata.name === CLUSTER_DNS_SERVICE
+        ? KEY
+        : undefined;
+    this.controller.watch(context.informers.informerFor<Node>(NODES), toKey);
+    this.controller.watch(context.informers.informerFor<Service>(SERVICES), ours);
+    this.controller.watch(context.informers.informerFor<Endpoints>(ENDPOINTS), ours);
+    this.controller.watch(context.informers.informerFor<EndpointSlice>(ENDPOINT_SLICES), ours);
+  }
+
+  async sync(): Promise<void> {
+    const service = this.context.informers
+      .listerFor<Service>(SERVICES)
+      .get(CLUSTER_DNS_NAMESPACE, CLUSTER_DNS_SERVICE);
+    // Gone: its Endpoints go with it (as the endpoints controller deletes them), its slice by owner.
+    if (!service || service.metadata?.deletionTimestamp) {
+      await this.client
+        .resource<Endpoints>(ENDPOINTS)
+        .delete(CLUSTER_DNS_NAMESPACE, CLUSTER_DNS_SERVICE)
+        .catch((error: unknown) => {
+          if (!isNotFound(error)) throw error;
+        });
+      return;
+    }
+    const nodes = dnsNodes(this.context.informers.listerFor<Node>(NODES).list());
+    await Promise.all([
+      this.apply(ENDPOINTS, desiredEndpoints(service, nodes), ['subsets']),
+      this.apply(ENDPOINT_SLICES, desiredSlice(service, nodes), ['endpoints', 'ports', 'addressType']),
+    ]);
+  }
+
+  private async apply<T extends Endpoints | EndpointSlice>(
+    resource: ResourceRef,
+    desired: T,
+    fields: readonly (keyof T)[],
+  ): Promise<void> {
+    const current = this.context.informers
+      .listerFor<T>(resource)
+      .get(CLUSTER_DNS_NAMESPACE, CLUSTER_DNS_SERVICE);
+    const client = this.client.resource<T>(resource);
+    if (!current) {
+      try {
+        await client.create(desired);
+      } catch (error) {
+        // The cache is behind; the watch event brings a sync that updates it.
+        if (!isAlreadyExists(error)) throw error;
+      }
+      return;
+    }
+    if (sameContent(current, desired, fields)) return;
+    await client.update({
+      ...desired,
+      metadata: {
+        ...current.metadata,
+        labels: desired.metadata?.labels,
+        ownerReferences: desired.metadata?.ownerReferences,
+      },
+    });
+  }
+}
+
+export const clusterDnsController: ControllerDescriptor = {
+  name: 'tkube-cluster-dns-controller',
+  create: (context) => new ClusterDnsController(context).controller,
+};
