@@ -211,8 +211,6 @@ function validateSchema(version: CrdVersion, path: string, child: 'schema' | 'va
   const schemaPath = `${childPath(path, child)}.openAPIV3Schema`;
   const schema = version.schema!;
   const errors: FieldError[] = [];
-  if (schema.nullable === true)
-    errors.push(fieldForbidden(`${schemaPath}.nullable`, 'nullable cannot be true at the root'));
   errors.push(...validateCrdSchema(schema, schemaPath));
   errors.push(...compileSchemaValidations(schema, schemaPath).errors);
   return errors;

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../api/object.js';
 import type { ResourceInfo, SubresourceInfo } from '../../api/resources/types.js';
 import { type FieldError, fieldInvalid, fieldRequired } from '../../api/selectors/field-errors.js';
 import type { JSONSchemaProps } from '../../api/types/apiextensions-v1.generated.js';
-import { compileSchemaValidations, type SchemaValidationRules } from '../cel/index.js';
+import { blockingSchemaError, compileSchemaValidations, type SchemaValidationRules } from '../cel/index.js';
 import type { CustomResourceServing } from '../registry/custom-resource-serving.js';
 import { specChanged } from '../registry/object-meta.js';
 import type { StorageCodec } from '../registry/resource-store.js';
@@ -19,7 +19,12 @@ import { customResourceConverter } from './conversion.js';
 import { acceptedNames, type CrdVersion, crdSpec } from './crd-object.js';
 import { customResourcePrinter } from './printer-columns.js';
 import { scaleAdapter } from './scale.js';
-import { applyDefaults, pruneUnknownFields, validateCustomResource } from './schema/index.js';
+import {
+  applyDefaults,
+  pruneUnknownFields,
+  validateCustomResource,
+  validateCustomResourceUpdate,
+} from './schema/index.js';
 import { selectableFieldValues } from './selectable-fields.js';
 
 const ALL_VERBS = [
@@ -145,10 +150,14 @@ export function servedVersion(crd: KubeObject, version: CrdVersion): ServedVersi
   const prune = (object: KubeObject): string[] => (schema ? pruneUnknownFields(schema, object) : []);
   const schemaErrors = (object: KubeObject, old: KubeObject | undefined): FieldError[] => {
     if (!schema) return [];
-    const errors = validateCustomResource(schema, object);
-    // CEL rules run only on an object that passed the schema (hasBlockingErr).
-    if (errors.length > 0 || !rules) return errors;
-    return rules.validate(object, old);
+    // Updates ratchet: errors of values the update left as they were are dropped.
+    const errors = old
+      ? validateCustomResourceUpdate(schema, object, old)
+      : validateCustomResource(schema, object);
+    if (!rules) return errors;
+    // A missing, oversized or mistyped value stops the CEL rules (upstream's hasBlockingErr).
+    const blocking = blockingSchemaError(errors);
+    return blocking ? [...errors, blocking] : [...errors, ...rules.validate(object, old)];
   };
   const generic = makeStrategy(info);
   const strategy = makeStrategy(info, {

@@ -86,7 +86,13 @@ describe('CRD validation', () => {
             openAPIV3Schema: {
               type: 'object',
               properties: {
-                spec: { type: 'object', properties: { size: { type: 'number' }, tags: { type: 'array' } } },
+                spec: {
+                  type: 'object',
+                  properties: {
+                    size: { type: 'number' },
+                    tags: { type: 'array', items: { type: 'string' } },
+                  },
+                },
               },
             },
           },
