@@ -294,6 +294,27 @@ describe('serving a CustomResourceDefinition', () => {
     expect((labelsOnly.json() as typeof afterStatus).metadata.generation).toBe(2);
   });
 
+  it('validates fields against the schema: Strict refuses, Warn warns, unknown fields are pruned', async () => {
+    const body = widget('strict', { unknown: 'x' });
+    const strict = await call('POST', `${WIDGETS}?fieldValidation=Strict`, body);
+    expect(strict.status).toBe(400);
+    expect(strict.json().message).toBe('strict decoding error: unknown field "spec.unknown"');
+    const warned = await call('POST', WIDGETS, body);
+    expect(warned.status).toBe(201);
+    expect(warned.headers.warning).toBe('299 - "unknown field \\"spec.unknown\\""');
+    expect((warned.json().spec as Record<string, unknown>).unknown).toBeUndefined();
+    const patched = await call(
+      'PATCH',
+      `${WIDGETS}/strict?fieldValidation=Strict`,
+      { spec: { other: 1 } },
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
+    expect(patched.status).toBe(400);
+    expect(patched.json().message).toBe('strict decoding error: unknown field "spec.other"');
+  });
+
   it('refuses strategic merge patches with upstream 415', async () => {
     const response = await call(
       'PATCH',
