@@ -13,6 +13,13 @@ import { isJsonObject } from '../registry/validation/json.js';
 
 type Node = Record<string, unknown>;
 
+const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
+/** The descriptions the builder gives a custom resource's and its list's metadata (swaggerPartialObjectMetadataDescriptions, ListMeta's). */
+const OBJECT_METADATA_DESCRIPTION =
+  "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+const LIST_METADATA_DESCRIPTION =
+  'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
+
 /** `db.example.com`, `v1`, `Database` → `com.example.db.v1.Database`. */
 export function definitionName(group: string, version: string, kind: string): string {
   return `${group.split('.').reverse().join('.')}.${version}.${kind}`;
@@ -51,8 +58,8 @@ function toV2(schema: unknown): unknown {
   return s;
 }
 
-/** A built-in object's property (apiVersion, kind, metadata) with its standard description. */
-function standardProperty(name: 'apiVersion' | 'kind' | 'metadata'): SchemaObject {
+/** A built-in object's property (apiVersion, kind) with its standard description. */
+function standardProperty(name: 'apiVersion' | 'kind'): SchemaObject {
   return { ...(getDefinition('io.k8s.api.core.v1.ConfigMap')?.properties?.[name] ?? {}) };
 }
 
@@ -75,7 +82,10 @@ function objectDefinition(
       ...(converted.properties ?? {}),
       apiVersion: standardProperty('apiVersion'),
       kind: standardProperty('kind'),
-      metadata: standardProperty('metadata'),
+      metadata: {
+        $ref: `${DEFINITION_REF_PREFIX}${META}.ObjectMeta`,
+        description: OBJECT_METADATA_DESCRIPTION,
+      },
     },
     ...gvk(info),
   };
@@ -93,7 +103,7 @@ function listDefinition(info: ResourceInfo, itemName: string): SchemaObject {
         items: { $ref: `${DEFINITION_REF_PREFIX}${itemName}` },
       },
       kind: standardProperty('kind'),
-      metadata: { ...(getDefinition('io.k8s.api.core.v1.ConfigMapList')?.properties?.metadata ?? {}) },
+      metadata: { $ref: `${DEFINITION_REF_PREFIX}${META}.ListMeta`, description: LIST_METADATA_DESCRIPTION },
     },
     type: 'object',
     ...gvk(info, `${info.kind}List`),
