@@ -21,6 +21,7 @@ import { customResourcePrinter } from './printer-columns.js';
 import { scaleAdapter } from './scale.js';
 import {
   applyDefaults,
+  MAX_NESTING_DEPTH,
   pruneUnknownFields,
   validateCustomResource,
   validateCustomResourceUpdate,
@@ -45,6 +46,19 @@ export interface ServedVersion {
   readonly strategy: Strategy;
   readonly codec: StorageCodec;
   readonly serving: Omit<CustomResourceServing, 'terminating'>;
+}
+
+/** Whether `value` nests objects or lists more than `limit` levels deep (walked without recursion). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!;
+    if (depth > limit) return true;
+    if (Array.isArray(current)) for (const item of current) pending.push([item, depth + 1]);
+    else if (isJsonObject(current))
+      for (const item of Object.values(current)) pending.push([item, depth + 1]);
+  }
+  return false;
 }
 
 /** discovery.StorageVersionHash: the first 8 bytes of SHA-256 over group/version/kind, base64. */
@@ -232,7 +246,10 @@ export function servedVersion(crd: KubeObject, version: CrdVersion): ServedVersi
                 : `${spec.group}/${version.name} ${names.kind} is deprecated`,
           }
         : {}),
-      unknownFields: (object) => prune(structuredClone(object)),
+      // An object nested deeper than the schema code walks is refused by validation; copying it
+      // here would only exhaust the stack.
+      unknownFields: (object) =>
+        nestedDeeperThan(object, MAX_NESTING_DEPTH) ? [] : prune(structuredClone(object)),
     },
   };
 }
