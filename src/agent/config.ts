@@ -19,6 +19,9 @@ export interface AgentConfig {
   /** A second identity for the pod network (it reads every Node; the node's own may not). */
   readonly networkCertFile: string;
   readonly networkKeyFile: string;
+  /** The proxy's identity (`system:kube-proxy`); without it the agent runs no proxy. */
+  readonly proxyCertFile?: string;
+  readonly proxyKeyFile?: string;
   /** The kubelet's serving certificate and key (port 10250), issued by the cluster CA. */
   readonly servingCertFile?: string;
   readonly servingKeyFile?: string;

@@ -1,5 +1,6 @@
 // The agent's entry point inside a node container: registers the Node, keeps its status and
-// Lease current, sets up the node's pod network, and runs the kubelet's pods through containerd.
+// Lease current, sets up the node's pod network, runs the kubelet's pods through containerd, and
+// programs the node's service rules (the proxy).
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Node } from '../api/types/core-v1.generated.js';
 import { SharedInformerFactory } from '../client/informers/index.js';
@@ -14,6 +15,7 @@ import { PodNetwork } from './network/pod-network.js';
 import { NodeLease } from './node/lease.js';
 import { NodeStatusManager } from './node/node-status.js';
 import { readNodeFacts } from './node/system-info.js';
+import { nodeProxy } from './proxy/index.js';
 
 const NETWORK_NOT_READY =
   'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized';
@@ -104,6 +106,22 @@ async function main(): Promise<void> {
       if (node.metadata?.name === config.nodeName) registered = node;
     },
   });
+  // The proxy, as its own identity (system:kube-proxy), when `up` installed one.
+  const proxyClient =
+    config.proxyCertFile && config.proxyKeyFile
+      ? httpsClient({
+          server: config.server,
+          ca,
+          cert: await readFile(config.proxyCertFile, 'utf8'),
+          key: await readFile(config.proxyKeyFile, 'utf8'),
+          component: 'kube-proxy',
+        })
+      : undefined;
+  const proxy =
+    proxyClient &&
+    nodeProxy({ client: proxyClient, nodeName: config.nodeName, clusterCIDR: config.podSubnet });
+  if (!proxy)
+    console.error('agent: no proxy identity in the agent config: services are not proxied on this node');
   new NodeLease(client, () => registered!, config.nodeName).start(abort.signal);
   status.start(abort.signal);
   informers.start(abort.signal);
@@ -115,14 +133,20 @@ async function main(): Promise<void> {
     const server = await startKubeletServer({
       nodeName: config.nodeName,
       client,
-      host: kubelet,
+      // The kubelet's API, with the proxy's metrics beside the kubelet's on /metrics.
+      host: {
+        pods: () => kubelet.pods(),
+        containerStatus: (id) => kubelet.containerStatus(id),
+        syncLoopHealthy: () => kubelet.syncLoopHealthy(),
+        metricsText: () => kubelet.metricsText() + (proxy?.proxier.metrics.render() ?? ''),
+      },
       tls: { certificatePem, privateKeyPem, clientCaPem: ca },
     });
     abort.signal.addEventListener('abort', () => void server.close(), { once: true });
   }
-  await Promise.all([network.run(abort.signal), kubelet.run(abort.signal)]);
+  await Promise.all([network.run(abort.signal), kubelet.run(abort.signal), proxy?.run(abort.signal)]);
   await informers.stop();
-  await Promise.all([client.close(), networkClient.close()]);
+  await Promise.all([client.close(), networkClient.close(), proxyClient?.close()]);
 }
 
 main().then(

@@ -137,7 +137,7 @@ export function generateRules(state: ProxyState, node: ProxyNode): ProxyRules {
   );
   const serviceChains = new Map<string, string[]>();
   const chainOwners = new Map<string, string>();
-  const healthChecks: HealthCheckPort[] = [];
+  const healthChecks = new Map<string, Omit<HealthCheckPort, 'localEndpoints'> & { ips: Set<string> }>();
   const noLocalEndpoints = { internal: 0, external: 0 };
   const ports = [...state.servicePorts].sort((a, b) =>
     a.nameString === b.nameString
@@ -252,12 +252,13 @@ export function generateRules(state: ProxyState, node: ProxyNode): ProxyRules {
       filterRules.push(
         `-A ${KUBE_NODEPORTS} -m comment --comment ${quoted(`${svcName} health check node port`)} -m tcp -p tcp --dport ${svc.healthCheckNodePort} -j ACCEPT`,
       );
-      healthChecks.push({
-        namespace: svc.namespace,
-        name: svc.name,
-        port: svc.healthCheckNodePort,
-        localEndpoints: local.filter((ep) => ep.ready).length,
-      });
+      // One server per service, counting its distinct ready local addresses over all its ports.
+      let check = healthChecks.get(owner);
+      if (!check) {
+        check = { namespace: svc.namespace, name: svc.name, port: svc.healthCheckNodePort, ips: new Set() };
+        healthChecks.set(owner, check);
+      }
+      for (const ep of all) if (ep.isLocal && ep.ready) check.ips.add(ep.ip);
     }
 
     // Traffic to the cluster IP from outside the pod network may leave the node: masquerade it.
@@ -327,7 +328,10 @@ export function generateRules(state: ProxyState, node: ProxyNode): ProxyRules {
     natFixedRules,
     serviceChains,
     chainOwners,
-    healthChecks,
+    healthChecks: [...healthChecks.values()].map(({ ips, ...check }) => ({
+      ...check,
+      localEndpoints: ips.size,
+    })),
     noLocalEndpoints,
   };
 }

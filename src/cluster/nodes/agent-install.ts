@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AgentConfig } from '../../agent/config.js';
+import { KUBE_PROXY } from '../../apiserver/auth/rbac/bootstrap-policy.js';
 import { POD_NETWORK_USER } from '../../controlplane/tkube-policy.js';
 import type { CertificateAuthority } from '../../pki/certificate-authority.js';
 import {
@@ -55,6 +56,8 @@ export interface AgentInstall {
   readonly credentials: IssuedCertificate;
   /** The pod-network identity's certificate, shared by every node's agent. */
   readonly network: IssuedCertificate;
+  /** The proxy's `system:kube-proxy` certificate, shared by every node's agent. */
+  readonly proxy: IssuedCertificate;
   readonly bundle: string;
   readonly podSubnet: string;
 }
@@ -72,6 +75,8 @@ export async function installAgent(provider: NodeProvider, install: AgentInstall
     keyFile: `${PKI_DIR}/node.key`,
     networkCertFile: `${PKI_DIR}/network.crt`,
     networkKeyFile: `${PKI_DIR}/network.key`,
+    proxyCertFile: `${PKI_DIR}/proxy.crt`,
+    proxyKeyFile: `${PKI_DIR}/proxy.key`,
     servingCertFile: `${PKI_DIR}/kubelet.crt`,
     servingKeyFile: `${PKI_DIR}/kubelet.key`,
     // Role labels are not a kubelet's to set (NodeRestriction): `up` adds them as admin.
@@ -86,6 +91,8 @@ export async function installAgent(provider: NodeProvider, install: AgentInstall
     { path: `${PKI_DIR}/node.key`, content: credentials.privateKeyPem, mode: 0o600 },
     { path: `${PKI_DIR}/network.crt`, content: install.network.certificatePem },
     { path: `${PKI_DIR}/network.key`, content: install.network.privateKeyPem, mode: 0o600 },
+    { path: `${PKI_DIR}/proxy.crt`, content: install.proxy.certificatePem },
+    { path: `${PKI_DIR}/proxy.key`, content: install.proxy.privateKeyPem, mode: 0o600 },
     { path: `${PKI_DIR}/kubelet.crt`, content: serving.certificatePem },
     { path: `${PKI_DIR}/kubelet.key`, content: serving.privateKeyPem, mode: 0o600 },
     { path: CONFIG_PATH, content: `${JSON.stringify(config, null, 2)}\n` },
@@ -113,4 +120,9 @@ export function issueKubeletServingCertificate(
 /** The client certificate of the agents' pod-network part (see controlplane/tkube-policy.ts). */
 export function issuePodNetworkCertificate(ca: CertificateAuthority): Promise<IssuedCertificate> {
   return issueClientCertificate(ca, { user: POD_NETWORK_USER });
+}
+
+/** The proxy's client certificate: upstream's bootstrap policy binds system:node-proxier to this user. */
+export function issueKubeProxyCertificate(ca: CertificateAuthority): Promise<IssuedCertificate> {
+  return issueClientCertificate(ca, { user: KUBE_PROXY });
 }

@@ -8,6 +8,7 @@ import type { ClusterNetwork, NodeProvider } from '../../providers/types.js';
 import { ClusterError, errorMessage } from '../errors.js';
 import {
   installAgent,
+  issueKubeProxyCertificate,
   issueNodeCertificate,
   issuePodNetworkCertificate,
   readAgentBundle,
@@ -79,8 +80,9 @@ export interface AgentInstallation {
 /** Issues each node's certificates and installs its agent (the nodes' entrypoints start them). */
 export async function installAgents(provider: NodeProvider, installation: AgentInstallation): Promise<void> {
   const bundle = readAgentBundle();
-  const [network, ...credentials] = await Promise.all([
+  const [network, proxy, ...credentials] = await Promise.all([
     issuePodNetworkCertificate(installation.ca),
+    issueKubeProxyCertificate(installation.ca),
     ...installation.nodes.map((node) => issueNodeCertificate(installation.ca, node.name)),
   ]);
   await Promise.all(
@@ -91,6 +93,7 @@ export async function installAgents(provider: NodeProvider, installation: AgentI
         ca: installation.ca,
         credentials: credentials[i]!,
         network: network!,
+        proxy: proxy!,
         bundle,
         podSubnet: installation.podSubnet,
       }),
