@@ -1,6 +1,7 @@
 // The agent's entry point inside a node container: registers the Node, keeps its status and
 // Lease current, sets up the node's pod network, runs the kubelet's pods through containerd, and
 // programs the node's service rules (the proxy).
+import { setMaxListeners } from 'node:events';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Node } from '../api/types/core-v1.generated.js';
 import { SharedInformerFactory } from '../client/informers/index.js';
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
     component: 'tkube-network',
   });
   const abort = new AbortController();
+  // Every informer and loop of the kubelet, pod network and proxy listens for the stop.
+  setMaxListeners(0, abort.signal);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => abort.abort());
 
   let networkConfigured = false;

@@ -74,12 +74,14 @@ export class ServiceHealthServer {
       server: createServer((_req, res) => {
         const healthy = this.proxyHealthy();
         const count = entry.localEndpoints;
+        const body = healthCheckBody(entry.namespace, entry.name, count, healthy);
         res.writeHead(count !== 0 && healthy ? 200 : 503, {
           'Content-Type': 'application/json',
           'X-Content-Type-Options': 'nosniff',
           'X-Load-Balancing-Endpoint-Weight': String(count),
+          'Content-Length': Buffer.byteLength(body),
         });
-        res.end(healthCheckBody(entry.namespace, entry.name, count, healthy));
+        res.end(body);
       }),
     };
     entry.server.on('error', (error) => {
