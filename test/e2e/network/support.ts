@@ -74,7 +74,9 @@ export function backendContainer(): Container {
   const script = [
     'busybox mkdir -p /www/cgi-bin',
     'echo "$POD_NAME" > /www/index.html',
-    'printf \'#!/bin/sh\\necho "Content-Type: text/plain"\\necho\\necho "$REMOTE_ADDR"\\n\' > /www/cgi-bin/ip',
+    "echo '#!/bin/sh' > /www/cgi-bin/ip",
+    // CGI headers end in CRLF: Node's HTTP parser refuses bare line feeds.
+    String.raw`echo 'printf "Content-Type: text/plain\r\n\r\n%s\n" "$REMOTE_ADDR"' >> /www/cgi-bin/ip`,
     'busybox chmod +x /www/cgi-bin/ip',
     'exec httpd -f -p 8080 -h /www',
   ].join(' && ');
