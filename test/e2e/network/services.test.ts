@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../../src/api/types/apps-v1.generated.js';
 import type { Service } from '../../../src/api/types/core-v1.generated.js';
 import { DEPLOYMENTS, SERVICES } from '../../../src/client/resources.js';
-import { waitFor } from '../kubelet/pods-support.js';
+import { containerLog, waitFor } from '../kubelet/pods-support.js';
 import {
   backendContainer,
   get,
@@ -99,6 +99,57 @@ describe('ClusterIP', () => {
     );
     expect(output).toContain('Connection refused');
     expect(Number(/took (\d+)/.exec(output)?.[1])).toBeLessThanOrEqual(2);
+  }, 120_000);
+  it('routes internalTrafficPolicy Local only to backends on the client node', async () => {
+    const svc = await createService(
+      service('web-local', { internalTrafficPolicy: 'Local', ports: [{ port: 80, targetPort: 'http' }] }),
+    );
+    const backends = await cluster.pods.list('default', { labelSelector: 'app=web' });
+    const outputs = await Promise.all(
+      nodes.map((node, i) =>
+        runClient(cluster, node, `client-itp-${i}`, getLoop(`http://${svc.spec!.clusterIP}/`, 6)),
+      ),
+    );
+    nodes.forEach((node, i) => {
+      const local = backends.items
+        .filter((pod) => pod.spec?.nodeName === node)
+        .map((pod) => pod.metadata!.name!);
+      const lines = outputs[i]!.split('\n').filter(Boolean);
+      if (local.length === 0) expect(lines).toEqual(Array(6).fill('ERR'));
+      else {
+        expect(lines).toHaveLength(6);
+        expect(lines.every((line) => local.includes(line))).toBe(true);
+      }
+    });
+  }, 120_000);
+
+  it('lets a pod reach itself through its own service (hairpin)', async () => {
+    const svc = await createService({
+      metadata: { name: 'hairpin', namespace: 'default' },
+      spec: { selector: { app: 'hairpin' }, ports: [{ port: 80, targetPort: 8080 }] },
+    });
+    // The only endpoint, serving and then asking its own service until the proxy has it.
+    const script = [
+      'busybox mkdir -p /www',
+      'echo "$POD_NAME" > /www/index.html',
+      'httpd -p 8080 -h /www',
+      `i=0; while [ $i -lt 30 ]; do ${get(`http://${svc.spec!.clusterIP}/`)} 2>/dev/null && break; i=$((i+1)); busybox sleep 1; done`,
+    ].join(' && ');
+    await cluster.pods.create({
+      metadata: { name: 'hairpin', namespace: 'default', labels: { app: 'hairpin' } },
+      spec: {
+        nodeName: nodes[0]!,
+        restartPolicy: 'Never',
+        containers: [{ ...backendContainer(), command: ['sh', '-c', script] }],
+      },
+    });
+    const pod = await waitFor(
+      () => cluster.pods.get('default', 'hairpin'),
+      (pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed',
+      90_000,
+      'the hairpin pod',
+    );
+    expect((await containerLog(pod, 'web')).trim()).toBe('hairpin');
   }, 120_000);
 });
 
@@ -199,4 +250,22 @@ describe('the proxy metrics', () => {
     expect(result.stdout).toMatch(/^kubeproxy_network_programming_duration_seconds_count [1-9]/m);
     expect(result.stdout).toContain('kubelet_running_pods');
   });
+});
+
+describe('scaling to zero', () => {
+  it('turns the service into a fast connection refusal', async () => {
+    const svc = await cluster.client.resource<Service>(SERVICES).get('default', 'web');
+    const scaled = await cluster.kubectl(['scale', 'deployment', 'web', '--replicas', '0']);
+    expect(scaled.exitCode).toBe(0);
+    const script = [
+      // Until the last backend is gone from the rules.
+      `i=0; while [ $i -lt 120 ] && ${get(`http://${svc.spec!.clusterIP}/`)} >/dev/null 2>&1; do i=$((i+1)); busybox sleep 0.5; done`,
+      'start=$(busybox date +%s)',
+      `${get(`http://${svc.spec!.clusterIP}/`)} 2>&1`,
+      'echo "took $(( $(busybox date +%s) - start ))"',
+    ].join('; ');
+    const output = await runClient(cluster, nodes[0]!, 'client-zero', script);
+    expect(output).toContain('Connection refused');
+    expect(Number(/took (\d+)/.exec(output)?.[1])).toBeLessThanOrEqual(1);
+  }, 120_000);
 });

@@ -309,6 +309,41 @@ describe('generateRules', () => {
   });
 });
 
+describe('malformed input', () => {
+  it('skips what it cannot use in hand-written slices and services, and still writes valid rules', () => {
+    const bad = [
+      { ...webSlice(endpoint('10.180.0.1', NODE)), addressType: 'FQDN' },
+      slice('svc1', [{ name: 'p80', port: 0, protocol: 'TCP' }], [endpoint('10.180.0.2', NODE)], {}, 'b'),
+      slice('svc1', [{ name: 'p80', port: 80, protocol: 'ICMP' }], [endpoint('10.180.0.3', NODE)], {}, 'c'),
+      slice(
+        'svc1',
+        [{ name: 'p80', port: 80, protocol: 'TCP' }],
+        [{ addresses: [] }, { addresses: ['not-an-ip'] }],
+        {},
+        'd',
+      ),
+      {
+        ...webSlice(endpoint('10.180.0.4', NODE)),
+        ports: undefined,
+        endpoints: undefined,
+      } as unknown as ReturnType<typeof webSlice>,
+      { ...webSlice(endpoint('10.180.0.5', NODE)), metadata: { namespace: 'ns1', name: 'nolabel' } },
+    ];
+    const badService = web({
+      ports: [
+        { name: 'p80', port: 70000 },
+        { name: 'x', port: 80, protocol: 'ICMP' },
+      ],
+    });
+    const lines = linesOf([web(), badService], bad);
+    expect(lines.filter((line) => line.includes('-j DNAT'))).toEqual([]);
+    expect(lines).toContain(
+      '-A KUBE-SERVICES -m comment --comment "ns1/svc1:p80 has no endpoints" -m tcp -p tcp -d 172.30.0.41 --dport 80 -j REJECT',
+    );
+    expect(lines.some((line) => line.includes('70000') || line.includes('icmp'))).toBe(false);
+  });
+});
+
 describe('restoreInput', () => {
   const before = generateRules(
     state([web()], [webSlice(endpoint('10.180.0.1', NODE), endpoint('10.180.0.2', NODE))]),
