@@ -177,6 +177,39 @@ describe.skipIf(!canNetns)('Proxier', () => {
     );
   });
 
+  it('puts back rules removed behind its back at the periodic full resync', async () => {
+    const { services, slices, proxier } = start({ syncPeriodMs: 800 });
+    services.put(web);
+    slices.put(webSlice('10.244.1.2'));
+    await eventually(() => save('nat').includes('--to-destination 10.244.1.2:8080'), 5000);
+    const sep = /^:(KUBE-SEP-\w+)/m.exec(save('nat'))![1]!;
+    execFileSync('ip', ['netns', 'exec', NETNS, 'iptables', '-t', 'nat', '-F', sep]);
+    execFileSync('ip', [
+      'netns',
+      'exec',
+      NETNS,
+      'iptables',
+      '-t',
+      'nat',
+      '-D',
+      'PREROUTING',
+      '-m',
+      'comment',
+      '--comment',
+      'kubernetes service portals',
+      '-j',
+      'KUBE-SERVICES',
+    ]);
+    expect(save('nat')).not.toContain('--to-destination 10.244.1.2:8080');
+    const before = proxier.syncs;
+    await eventually(() => save('nat').includes('--to-destination 10.244.1.2:8080'), 5000);
+    expect(save('nat')).toContain(
+      '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+    );
+    expect(proxier.syncs).toBeGreaterThan(before);
+    expect(proxier.metrics.render()).toMatch(/kubeproxy_sync_full_proxy_rules_duration_seconds_count [2-9]/);
+  });
+
   it('reports sync durations, the last sync time and network programming latency', async () => {
     const { services, slices, proxier } = start();
     services.put(web);
