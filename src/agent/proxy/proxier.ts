@@ -1,9 +1,9 @@
 // The proxy's sync loop (pkg/proxy/iptables/proxier.go with async.BoundedFrequencyRunner): Service
 // and EndpointSlice informers mark the rules stale; a sync runs at most once per minSyncPeriod, so
-// a burst of changes costs one sync, and at least once per syncPeriod, as a full resync. A sync
-// writes the filter table and the nat table's fixed chains whole and, after the first full sync,
-// only the service chains whose rules changed, in one iptables-restore: a failed restore changes
-// nothing, is logged and retried as a full sync.
+// a burst of changes costs one sync, and at least once per syncPeriod; every fullSyncPeriod it is
+// a full resync. A sync writes the filter table and the nat table's fixed chains whole and, after
+// a full sync, only the service chains whose rules changed, in one iptables-restore: a failed
+// restore changes nothing, is logged and retried as a full sync.
 import type { Service } from '../../api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../api/types/discovery-v1.generated.js';
 import {
@@ -33,8 +33,13 @@ export interface ProxierOptions {
   readonly metrics?: ProxyMetrics;
   /** Default 1 s, kube-proxy's `--iptables-min-sync-period`. */
   readonly minSyncPeriodMs?: number;
-  /** Full resync period, also the retry delay after a failed restore; default 30 s (`--iptables-sync-period`). */
+  /** Periodic resync, also the retry delay after a failed restore; default 30 s (`--iptables-sync-period`). */
   readonly syncPeriodMs?: number;
+  /**
+   * A resync at least this long after the last full one writes every chain again (and puts back
+   * rules others removed); default 5 minutes: a full restore of 1,000 services takes seconds.
+   */
+  readonly fullSyncPeriodMs?: number;
   /** Health check node port servers; default one listening on every address. */
   readonly healthServer?: ServiceHealthServer;
   readonly log?: (message: string) => void;
@@ -49,6 +54,8 @@ export class Proxier {
   private readonly conntrack: (args: readonly string[]) => Promise<void>;
   private readonly minSyncPeriodMs: number;
   private readonly syncPeriodMs: number;
+  private readonly fullSyncPeriodMs: number;
+  private lastFullSync = Number.NEGATIVE_INFINITY;
   private readonly healthServer: ServiceHealthServer;
   private readonly log: (message: string) => void;
   private readonly now: () => number;
@@ -79,6 +86,7 @@ export class Proxier {
     this.conntrack = options.conntrack ?? runConntrack;
     this.minSyncPeriodMs = options.minSyncPeriodMs ?? 1000;
     this.syncPeriodMs = options.syncPeriodMs ?? 30_000;
+    this.fullSyncPeriodMs = options.fullSyncPeriodMs ?? 300_000;
     this.log = options.log ?? ((message) => console.error(message));
     this.healthServer = options.healthServer ?? new ServiceHealthServer(() => this.healthy(), this.log);
     this.now = options.now ?? Date.now;
@@ -193,7 +201,8 @@ export class Proxier {
   private async syncOnce(): Promise<void> {
     const start = this.now();
     this.lastSyncStart = start;
-    const full = this.needFullSync || this.applied === undefined;
+    const full =
+      this.needFullSync || this.applied === undefined || start - this.lastFullSync >= this.fullSyncPeriodMs;
     const triggers = this.pendingTriggers;
     this.pendingTriggers = new Map();
     const pendingSince = this.pendingSince;
@@ -217,6 +226,7 @@ export class Proxier {
       await this.iptables.restore(input);
       this.applied = rules.serviceChains;
       this.needFullSync = false;
+      if (full) this.lastFullSync = start;
       this.syncCount++;
       const done = this.now();
       for (const times of triggers.values()) {
@@ -245,13 +255,10 @@ export class Proxier {
       this.metrics.syncDuration.observe([], seconds);
       (full ? this.metrics.fullSyncDuration : this.metrics.partialSyncDuration).observe([], seconds);
     }
-    // The next full resync (also the retry after a failure), so rules changed behind the proxy's back come back.
+    // The next periodic resync (full when due, or after a failure).
     if (this.resyncTimer) clearTimeout(this.resyncTimer);
     if (!this.stopped) {
-      this.resyncTimer = setTimeout(() => {
-        this.needFullSync = true;
-        this.schedule(0);
-      }, this.syncPeriodMs);
+      this.resyncTimer = setTimeout(() => this.schedule(0), this.syncPeriodMs);
     }
   }
 

@@ -34,7 +34,14 @@ describe.skipIf(!canNetns)('Proxier', () => {
     execFileSync('ip', ['netns', 'add', NETNS]);
   });
 
-  function start(options: { iptables?: Iptables; minSyncPeriodMs?: number; syncPeriodMs?: number } = {}) {
+  function start(
+    options: {
+      iptables?: Iptables;
+      minSyncPeriodMs?: number;
+      syncPeriodMs?: number;
+      fullSyncPeriodMs?: number;
+    } = {},
+  ) {
     const services = new FakeResourceClient<Service>(findResource('', 'v1', 'services')!);
     const slices = new FakeResourceClient<EndpointSlice>(
       findResource('discovery.k8s.io', 'v1', 'endpointslices')!,
@@ -60,6 +67,7 @@ describe.skipIf(!canNetns)('Proxier', () => {
       conntrack: async () => {},
       minSyncPeriodMs: options.minSyncPeriodMs ?? 200,
       syncPeriodMs: options.syncPeriodMs ?? 60_000,
+      fullSyncPeriodMs: options.fullSyncPeriodMs ?? 60_000,
       log: (message) => logs.push(message),
     });
     const abort = new AbortController();
@@ -178,7 +186,7 @@ describe.skipIf(!canNetns)('Proxier', () => {
   });
 
   it('puts back rules removed behind its back at the periodic full resync', async () => {
-    const { services, slices, proxier } = start({ syncPeriodMs: 800 });
+    const { services, slices, proxier } = start({ syncPeriodMs: 400, fullSyncPeriodMs: 1200 });
     services.put(web);
     slices.put(webSlice('10.244.1.2'));
     await eventually(() => save('nat').includes('--to-destination 10.244.1.2:8080'), 5000);
