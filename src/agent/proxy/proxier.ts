@@ -207,6 +207,7 @@ export class Proxier {
     this.pendingTriggers = new Map();
     const pendingSince = this.pendingSince;
     this.pendingSince = undefined;
+    let succeeded = false;
     const state: ProxyState = {
       servicePorts: this.options.services.lister.list().flatMap(servicePortsOf),
       endpoints: endpointsBySlicePort(this.options.endpointSlices.lister.list(), this.options.nodeName),
@@ -227,7 +228,6 @@ export class Proxier {
       this.applied = rules.serviceChains;
       this.needFullSync = false;
       if (full) this.lastFullSync = start;
-      this.syncCount++;
       const done = this.now();
       for (const times of triggers.values()) {
         for (const time of times)
@@ -239,6 +239,7 @@ export class Proxier {
       this.healthServer.sync(rules.healthChecks);
       await this.cleanConntrack(this.appliedState, state);
       this.appliedState = state;
+      succeeded = true;
     } catch (error) {
       this.log(
         `proxy: ${full ? 'full' : 'partial'} sync failed, rules unchanged, next attempt in ${this.syncPeriodMs / 1000}s: ${String(error)}`,
@@ -255,6 +256,7 @@ export class Proxier {
       this.metrics.syncDuration.observe([], seconds);
       (full ? this.metrics.fullSyncDuration : this.metrics.partialSyncDuration).observe([], seconds);
     }
+    if (succeeded) this.syncCount++;
     // The next periodic resync (full when due, or after a failure).
     if (this.resyncTimer) clearTimeout(this.resyncTimer);
     if (!this.stopped) {

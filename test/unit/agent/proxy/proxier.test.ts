@@ -215,7 +215,10 @@ describe.skipIf(!canNetns)('Proxier', () => {
       '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
     );
     expect(proxier.syncs).toBeGreaterThan(before);
-    expect(proxier.metrics.render()).toMatch(/kubeproxy_sync_full_proxy_rules_duration_seconds_count [2-9]/);
+    await eventually(
+      () => /kubeproxy_sync_full_proxy_rules_duration_seconds_count [2-9]/.test(proxier.metrics.render()),
+      5000,
+    );
   });
 
   it('reports sync durations, the last sync time and network programming latency', async () => {
