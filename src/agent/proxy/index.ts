@@ -1,11 +1,13 @@
 // The node's service proxy (kube-proxy's iptables mode) as the agent starts it: its own
-// `system:kube-proxy` client and informers over the services and endpoint slices it handles.
-import type { Service } from '../../api/types/core-v1.generated.js';
+// `system:kube-proxy` client, informers over the services and endpoint slices it handles (and its
+// own Node), and kube-proxy's /healthz on port 10256.
+import type { Node, Service } from '../../api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../api/types/discovery-v1.generated.js';
 import { SharedInformerFactory } from '../../client/informers/index.js';
-import { ENDPOINT_SLICES, SERVICES } from '../../client/resources.js';
+import { ENDPOINT_SLICES, NODES, SERVICES } from '../../client/resources.js';
 import type { Client } from '../../client/types.js';
 import { Proxier } from './proxier.js';
+import { startProxierHealthServer } from './proxier-health.js';
 import { PROXY_LABEL_SELECTOR } from './service-ports.js';
 
 export { ProxyMetrics } from './metrics.js';
@@ -33,12 +35,27 @@ export function nodeProxy(options: NodeProxyOptions): {
     services: informers.informerFor<Service>(SERVICES, selected),
     endpointSlices: informers.informerFor<EndpointSlice>(ENDPOINT_SLICES, selected),
   });
+  // The node's own object says whether it is being deleted (the healthz's nodeEligible).
+  const nodes = informers.informerFor<Node>(NODES, { fieldSelector: `metadata.name=${options.nodeName}` });
+  const nodeEligible = () => {
+    const node = nodes.lister.list()[0];
+    return !node?.metadata?.deletionTimestamp;
+  };
   return {
     proxier,
     async run(signal) {
       informers.start(signal);
-      await proxier.run(signal);
-      await informers.stop();
+      const healthz = startProxierHealthServer({
+        healthy: () => proxier.healthy(),
+        lastUpdated: () => proxier.lastUpdated(),
+        nodeEligible,
+      });
+      try {
+        await proxier.run(signal);
+      } finally {
+        healthz.close();
+        await informers.stop();
+      }
     },
   };
 }

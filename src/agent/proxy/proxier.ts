@@ -79,6 +79,7 @@ export class Proxier {
   private stopped = false;
   private lastRules: ProxyRules | undefined;
   private syncCount = 0;
+  private lastUpdatedAt: number | undefined;
 
   constructor(private readonly options: ProxierOptions) {
     this.metrics = options.metrics ?? new ProxyMetrics();
@@ -96,6 +97,11 @@ export class Proxier {
   /** Whether the rules are current: no change has waited longer than two sync periods. */
   healthy(): boolean {
     return this.pendingSince === undefined || this.now() - this.pendingSince < 2 * this.syncPeriodMs;
+  }
+
+  /** When the last successful sync finished (ms since the epoch). */
+  lastUpdated(): number | undefined {
+    return this.lastUpdatedAt;
   }
 
   /** Successful syncs so far (tests and logs). */
@@ -234,6 +240,7 @@ export class Proxier {
           this.metrics.networkProgramming.observe([], Math.max(0, done - time) / 1000);
       }
       this.metrics.lastSync.set([], done / 1000);
+      this.lastUpdatedAt = done;
       this.metrics.noLocalEndpoints.set(['internal'], rules.noLocalEndpoints.internal);
       this.metrics.noLocalEndpoints.set(['external'], rules.noLocalEndpoints.external);
       this.healthServer.sync(rules.healthChecks);
