@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../../src/api/types/apps-v1.generated.js';
 import type { Service } from '../../../src/api/types/core-v1.generated.js';
-import { DEPLOYMENTS, SERVICES } from '../../../src/client/resources.js';
+import type { EndpointSlice } from '../../../src/api/types/discovery-v1.generated.js';
+import { DEPLOYMENTS, ENDPOINT_SLICES, SERVICES } from '../../../src/client/resources.js';
 import { containerLog, waitFor } from '../kubelet/pods-support.js';
 import {
   backendContainer,
@@ -239,6 +240,51 @@ describe('NodePort', () => {
     });
     expect(none.status).toBe(503);
   }, 120_000);
+});
+
+describe('node addresses as endpoints', () => {
+  it('routes internalTrafficPolicy Local to the client node own address (the shape of kube-dns)', async () => {
+    // Each node's health check server of the `solo` service (above) answers with its own count.
+    const svc = await createService({
+      metadata: { name: 'node-local', namespace: 'default' },
+      spec: { internalTrafficPolicy: 'Local', ports: [{ name: 'hc', port: 80, targetPort: 32345 }] },
+    });
+    await cluster.client.resource<EndpointSlice>(ENDPOINT_SLICES).create({
+      metadata: {
+        name: 'node-local-1',
+        namespace: 'default',
+        labels: { 'kubernetes.io/service-name': 'node-local' },
+      },
+      addressType: 'IPv4',
+      ports: [{ name: 'hc', port: 32345, protocol: 'TCP' }],
+      endpoints: nodes.map((node) => ({
+        addresses: [cluster.nodeIPs.get(node)!],
+        nodeName: node,
+        conditions: { ready: true },
+      })),
+    });
+    const outputs = await Promise.all(
+      nodes.map((node, i) =>
+        runClient(
+          cluster,
+          node,
+          `client-node-local-${i}`,
+          `${get(`http://${svc.spec!.clusterIP}/`)} 2>&1; true`,
+        ),
+      ),
+    );
+    // Only the second node runs a `solo` backend: its own server says 1, the first node's answers 503.
+    expect(outputs[0]).toContain('503 Service Unavailable');
+    expect(outputs[1]).toContain('"localEndpoints": 1');
+  }, 120_000);
+
+  it("answers kube-proxy's /healthz on port 10256 of every node", async () => {
+    for (const ip of cluster.nodeIPs.values()) {
+      const response = await fetch(`http://${ip}:10256/healthz`, { signal: AbortSignal.timeout(3000) });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ nodeEligible: true });
+    }
+  });
 });
 
 describe('the proxy metrics', () => {
