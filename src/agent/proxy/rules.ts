@@ -109,8 +109,20 @@ export const JUMP_RULES: readonly JumpRule[] = [
   jump('filter', KUBE_FIREWALL, 'OUTPUT', undefined),
 ];
 
+/**
+ * Above this many endpoints in all, endpoint rules go without comments: iptables-restore then has
+ * much less to parse (upstream's largeClusterEndpointsThreshold).
+ */
+export const LARGE_CLUSTER_ENDPOINTS = 1000;
+
 /** The rules for a state; deterministic (service ports in name order). */
 export function generateRules(state: ProxyState, node: ProxyNode): ProxyRules {
+  let totalEndpoints = 0;
+  for (const port of state.servicePorts) {
+    totalEndpoints += state.endpoints.get(servicePortKey(port.nameString, port.protocol))?.length ?? 0;
+  }
+  const comment =
+    totalEndpoints > LARGE_CLUSTER_ENDPOINTS ? () => '' : (text: string) => ` -m comment --comment ${text}`;
   const mark = `${MASQUERADE_MARK}/${MASQUERADE_MARK}`;
   const ifLocal = `-s ${node.clusterCIDR}`;
   const ifNotLocal = `! -s ${node.clusterCIDR}`;
@@ -296,15 +308,15 @@ export function generateRules(state: ProxyState, node: ProxyNode): ProxyRules {
     }
     if (usesClusterChain) {
       const rules = serviceChains.get(svc.clusterPolicyChain) ?? newChain(svc.clusterPolicyChain);
-      writeServiceToEndpointRules(rules, svc, svc.clusterPolicyChain, cluster);
+      writeServiceToEndpointRules(rules, svc, svc.clusterPolicyChain, cluster, comment);
     }
     if (usesLocalChain) {
       const rules = serviceChains.get(svc.localPolicyChain) ?? newChain(svc.localPolicyChain);
-      writeServiceToEndpointRules(rules, svc, svc.localPolicyChain, local);
+      writeServiceToEndpointRules(rules, svc, svc.localPolicyChain, local, comment);
     }
     for (const ep of reachable) {
       const rules = newChain(ep.chain);
-      const head = `-A ${ep.chain} -m comment --comment ${svcName}`;
+      const head = `-A ${ep.chain}${comment(svcName)}`;
       // A pod reaching itself through the service must see the node's address, not its own.
       rules.push(`${head} -s ${ep.ip} -j ${KUBE_MARK_MASQ}`);
       const affinity = svc.stickyMaxAgeSeconds > 0 ? ` -m recent --name ${ep.chain} --set` : '';
@@ -341,11 +353,12 @@ function writeServiceToEndpointRules(
   svc: ServicePortInfo,
   chain: string,
   endpoints: readonly EndpointInfo[],
+  comment: (text: string) => string,
 ): void {
   if (svc.stickyMaxAgeSeconds > 0) {
     for (const ep of endpoints) {
       rules.push(
-        `-A ${chain} -m comment --comment ${quoted(`${svc.nameString} -> ${ep.endpoint}`)} -m recent --name ${ep.chain} --rcheck --seconds ${svc.stickyMaxAgeSeconds} --reap -j ${ep.chain}`,
+        `-A ${chain}${comment(quoted(`${svc.nameString} -> ${ep.endpoint}`))} -m recent --name ${ep.chain} --rcheck --seconds ${svc.stickyMaxAgeSeconds} --reap -j ${ep.chain}`,
       );
     }
   }
@@ -355,7 +368,7 @@ function writeServiceToEndpointRules(
         ? ` -m statistic --mode random --probability ${probability(endpoints.length - i)}`
         : '';
     rules.push(
-      `-A ${chain} -m comment --comment ${quoted(`${svc.nameString} -> ${ep.endpoint}`)}${spread} -j ${ep.chain}`,
+      `-A ${chain}${comment(quoted(`${svc.nameString} -> ${ep.endpoint}`))}${spread} -j ${ep.chain}`,
     );
   });
 }

@@ -309,6 +309,24 @@ describe('generateRules', () => {
   });
 });
 
+describe('large clusters', () => {
+  it('drops the endpoint rules comments above 1000 endpoints, as upstream', () => {
+    const ips = (n: number) =>
+      Array.from({ length: n }, (_, i) => endpoint(`10.180.${i >> 8}.${i & 255}`, NODE));
+    const small = linesOf([web()], [webSlice(...ips(1000))]);
+    expect(
+      small.filter((line) => line.startsWith('-A KUBE-SEP-')).every((line) => line.includes('--comment')),
+    ).toBe(true);
+    const large = linesOf([web()], [webSlice(...ips(1001))]);
+    const endpointRules = large.filter(
+      (line) => line.startsWith('-A KUBE-SEP-') || line.includes('-j KUBE-SEP-'),
+    );
+    expect(endpointRules).toHaveLength(3 * 1001);
+    expect(endpointRules.some((line) => line.includes('--comment'))).toBe(false);
+    expect(large).toContain('-A KUBE-SEP-SXIVWICOYRO3J4NJ -s 10.180.0.1 -j KUBE-MARK-MASQ');
+  });
+});
+
 describe('malformed input', () => {
   it('skips what it cannot use in hand-written slices and services, and still writes valid rules', () => {
     const bad = [
