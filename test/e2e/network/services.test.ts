@@ -8,7 +8,7 @@ import type { Deployment } from '../../../src/api/types/apps-v1.generated.js';
 import type { Service } from '../../../src/api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../../src/api/types/discovery-v1.generated.js';
 import { DEPLOYMENTS, ENDPOINT_SLICES, SERVICES } from '../../../src/client/resources.js';
-import { containerLog, waitFor } from '../kubelet/pods-support.js';
+import { BUSYBOX, containerLog, waitFor } from '../kubelet/pods-support.js';
 import {
   backendContainer,
   get,
@@ -16,6 +16,7 @@ import {
   type NetworkCluster,
   runClient,
   startNetworkCluster,
+  waitForRules,
 } from './support.js';
 
 let cluster: NetworkCluster;
@@ -61,6 +62,7 @@ describe('ClusterIP', () => {
     const svc = await createService(
       service('web', { ports: [{ name: 'http', port: 80, targetPort: 'http' }] }),
     );
+    await waitForRules(cluster, /"default\/web:http cluster IP" .*-j KUBE-SVC-/);
     const url = `http://${svc.spec!.clusterIP}/`;
     const outputs = await Promise.all(
       nodes.map((node, i) => runClient(cluster, node, `client-${i}`, getLoop(url, 60))),
@@ -77,6 +79,7 @@ describe('ClusterIP', () => {
     const svc = await createService(
       service('web-sticky', { sessionAffinity: 'ClientIP', ports: [{ port: 80, targetPort: 'http' }] }),
     );
+    await waitForRules(cluster, /"default\/web-sticky cluster IP" .*-j KUBE-SVC-/);
     const output = await runClient(
       cluster,
       nodes[0]!,
@@ -92,6 +95,7 @@ describe('ClusterIP', () => {
       metadata: { name: 'nobody', namespace: 'default' },
       spec: { selector: { app: 'nobody' }, ports: [{ port: 80 }] },
     });
+    await waitForRules(cluster, /"default\/nobody has no endpoints" .*-j REJECT/);
     const output = await runClient(
       cluster,
       nodes[1]!,
@@ -101,10 +105,12 @@ describe('ClusterIP', () => {
     expect(output).toContain('Connection refused');
     expect(Number(/took (\d+)/.exec(output)?.[1])).toBeLessThanOrEqual(2);
   }, 120_000);
+
   it('routes internalTrafficPolicy Local only to backends on the client node', async () => {
     const svc = await createService(
       service('web-local', { internalTrafficPolicy: 'Local', ports: [{ port: 80, targetPort: 'http' }] }),
     );
+    await waitForRules(cluster, /"default\/web-local (cluster IP" .*-j KUBE-SVL-|has no local endpoints")/);
     const backends = await cluster.pods.list('default', { labelSelector: 'app=web' });
     const outputs = await Promise.all(
       nodes.map((node, i) =>
@@ -206,6 +212,7 @@ describe('NodePort', () => {
       },
     });
     const nodePort = svc.spec!.ports![0]!.nodePort!;
+    await waitForRules(cluster, /--comment "default\/solo" -m tcp --dport \d+ -j KUBE-EXT-/);
     const [withoutIP, withIP] = [cluster.nodeIPs.get(nodes[0]!)!, cluster.nodeIPs.get(nodes[1]!)!];
     // The host reaches the nodes from the network's gateway: that is the address the backend must see.
     const gateway = withIP.replace(/\.\d+$/, '.1');
@@ -263,6 +270,7 @@ describe('node addresses as endpoints', () => {
         conditions: { ready: true },
       })),
     });
+    await waitForRules(cluster, /"default\/node-local:hc cluster IP" .*-j KUBE-SVL-/);
     const outputs = await Promise.all(
       nodes.map((node, i) =>
         runClient(
@@ -296,6 +304,45 @@ describe('the proxy metrics', () => {
     expect(result.stdout).toMatch(/^kubeproxy_network_programming_duration_seconds_count [1-9]/m);
     expect(result.stdout).toContain('kubelet_running_pods');
   });
+});
+
+describe('a rolling update', () => {
+  it('loses no request of a steady client', async () => {
+    const svc = await cluster.client.resource<Service>(SERVICES).get('default', 'web');
+    const before = await cluster.pods.list('default', { labelSelector: 'app=web' });
+    const loop = `i=0; while [ $i -lt 250 ]; do ${get(`http://${svc.spec!.clusterIP}/`)} 2>/dev/null || echo ERR; i=$((i+1)); busybox sleep 0.1; done`;
+    await cluster.pods.create({
+      metadata: { name: 'client-rollout', namespace: 'default' },
+      spec: {
+        nodeName: nodes[0]!,
+        restartPolicy: 'Never',
+        containers: [
+          { name: 'client', image: BUSYBOX, imagePullPolicy: 'Never', command: ['sh', '-c', loop] },
+        ],
+      },
+    });
+    await waitFor(
+      () => cluster.pods.get('default', 'client-rollout'),
+      (pod) => pod.status?.phase === 'Running',
+      60_000,
+      'the client running',
+    );
+    const restart = await cluster.kubectl(['rollout', 'restart', 'deployment', 'web']);
+    expect(restart.exitCode).toBe(0);
+    const pod = await waitFor(
+      () => cluster.pods.get('default', 'client-rollout'),
+      (pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed',
+      120_000,
+      'the client done',
+    );
+    const lines = (await containerLog(pod, 'client')).split('\n').filter(Boolean);
+    expect(lines).toHaveLength(250);
+    expect(lines.filter((line) => line === 'ERR')).toEqual([]);
+    // The answers moved from the old backends to the new ones.
+    const old = new Set(before.items.map((p) => p.metadata!.name!));
+    expect(lines.some((line) => old.has(line))).toBe(true);
+    expect(lines.some((line) => !old.has(line))).toBe(true);
+  }, 180_000);
 });
 
 describe('scaling to zero', () => {

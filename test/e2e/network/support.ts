@@ -120,6 +120,21 @@ export async function runClient(
   return containerLog(pod, 'client');
 }
 
+/**
+ * Waits until every node's iptables holds a rule matching `pattern` (as iptables-save prints it):
+ * clients started before the proxy's next sync would otherwise race it.
+ */
+export async function waitForRules(cluster: NetworkCluster, pattern: RegExp): Promise<void> {
+  for (const node of cluster.nodeIPs.keys()) {
+    await waitFor(
+      async () => (await execa('docker', ['exec', node, 'iptables-save'], { reject: false })).stdout,
+      (saved) => pattern.test(saved),
+      20_000,
+      `rules matching ${pattern} on ${node}`,
+    );
+  }
+}
+
 /** A GET of `url` given up after 3 s (this busybox's `wget -T` crashes, so `timeout` bounds it). */
 export function get(url: string): string {
   return `busybox timeout 3 busybox wget -q -O - ${url}`;
