@@ -137,12 +137,7 @@ async function main(): Promise<void> {
       nodeName: config.nodeName,
       client,
       // The kubelet's API, with the proxy's metrics beside the kubelet's on /metrics.
-      host: {
-        pods: () => kubelet.pods(),
-        containerStatus: (id) => kubelet.containerStatus(id),
-        syncLoopHealthy: () => kubelet.syncLoopHealthy(),
-        metricsText: () => kubelet.metricsText() + (proxy?.proxier.metrics.render() ?? ''),
-      },
+      host: withMoreMetrics(kubelet, () => proxy?.proxier.metrics.render() ?? ''),
       tls: { certificatePem, privateKeyPem, clientCaPem: ca },
     });
     abort.signal.addEventListener('abort', () => void server.close(), { once: true });
@@ -150,6 +145,20 @@ async function main(): Promise<void> {
   await Promise.all([network.run(abort.signal), kubelet.run(abort.signal), proxy?.run(abort.signal)]);
   await informers.stop();
   await Promise.all([client.close(), networkClient.close(), proxyClient?.close()]);
+}
+
+/**
+ * The kubelet as the server's host, its /metrics text followed by `more()`; every other member is
+ * the kubelet's own, so whatever the server asks of its host later still reaches the kubelet.
+ */
+function withMoreMetrics(kubelet: Kubelet, more: () => string): Kubelet {
+  return new Proxy(kubelet, {
+    get(target, property) {
+      if (property === 'metricsText') return () => target.metricsText() + more();
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 main().then(
