@@ -124,12 +124,16 @@ export async function runClient(
  * Waits until every node's iptables holds a rule matching `pattern` (as iptables-save prints it):
  * clients started before the proxy's next sync would otherwise race it.
  */
-export async function waitForRules(cluster: NetworkCluster, pattern: RegExp): Promise<void> {
+export async function waitForRules(
+  cluster: NetworkCluster,
+  pattern: RegExp,
+  timeoutMs = 20_000,
+): Promise<void> {
   for (const node of cluster.nodeIPs.keys()) {
     await waitFor(
       async () => (await execa('docker', ['exec', node, 'iptables-save'], { reject: false })).stdout,
       (saved) => pattern.test(saved),
-      20_000,
+      timeoutMs,
       `rules matching ${pattern} on ${node}`,
     );
   }
