@@ -12,6 +12,8 @@ export interface Strategy {
   readonly tracksGeneration: boolean;
   /** Whether PUT may create a missing object. */
   readonly allowCreateOnUpdate: boolean;
+  /** Whether an update without metadata.resourceVersion applies to the current object (else 422). */
+  readonly allowUnconditionalUpdate: boolean;
   /** Whether the resource has a `status` subresource (status is then ignored on main-resource writes). */
   readonly hasStatus: boolean;
   /** A decoding failure Kubernetes reports before defaulting (e.g. an unparsable quantity). */
@@ -27,7 +29,7 @@ export interface Strategy {
    * Adjusts an update before validation, e.g. keeps the old status. `subresource` is `''` for the
    * main resource, or a subresource with a strategy of its own (`finalize` for namespaces).
    */
-  prepareForUpdate(object: KubeObject, old: KubeObject, subresource: string): void;
+  prepareForUpdate(object: KubeObject, old: KubeObject, subresource: string): void | Promise<void>;
   /** Adjusts a status write after the generic status-only rules (CSRs keep their approval conditions). */
   prepareForStatusUpdate?(object: KubeObject, old: KubeObject): void;
   validateCreate(object: KubeObject): FieldError[];
@@ -52,6 +54,7 @@ export function makeStrategy(info: ResourceInfo, overrides: Partial<Strategy> = 
   return {
     tracksGeneration: false,
     allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
     hasStatus,
     decodeError: () => undefined,
     defaults: () => {},

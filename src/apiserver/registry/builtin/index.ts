@@ -39,6 +39,28 @@ const CREATE_ON_UPDATE = new Set([
   'events.k8s.io/Event',
 ]);
 
+/**
+ * Resources whose strategies refuse an update without metadata.resourceVersion
+ * (AllowUnconditionalUpdate() == false); every other built-in allows it.
+ */
+const CONDITIONAL_UPDATE_ONLY = new Set([
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration',
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration',
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy',
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding',
+  'apiextensions.k8s.io/CustomResourceDefinition',
+  'apiregistration.k8s.io/APIService',
+  'internal.apiserver.k8s.io/StorageVersion',
+  'certificates.k8s.io/ClusterTrustBundle',
+  'coordination.k8s.io/Lease',
+  'node.k8s.io/RuntimeClass',
+  'policy/PodDisruptionBudget',
+  'storage.k8s.io/CSIDriver',
+  'storage.k8s.io/CSINode',
+  'storage.k8s.io/CSIStorageCapacity',
+  'storage.k8s.io/VolumeAttachment',
+]);
+
 export interface BuiltinStrategies {
   strategyFor(info: ResourceInfo): Strategy;
 }
@@ -63,6 +85,7 @@ export function builtinStrategies(store: Store): BuiltinStrategies {
       return makeStrategy(info, {
         tracksGeneration: TRACKS_GENERATION.has(id),
         allowCreateOnUpdate: CREATE_ON_UPDATE.has(id),
+        allowUnconditionalUpdate: !CONDITIONAL_UPDATE_ONLY.has(id),
         ...(fields ? { selectableFields: fields } : {}),
         ...(rules?.decodeError ? { decodeError: rules.decodeError } : {}),
         ...(rules?.validateCreate ? { validateCreate: rules.validateCreate } : {}),
