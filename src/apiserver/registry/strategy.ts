@@ -3,6 +3,9 @@ import type { ResourceInfo } from '../../api/resources/types.js';
 import type { FieldError } from '../../api/selectors/field-errors.js';
 import type { UserInfo } from '../http/types.js';
 
+/** Metadata fields a status strategy may keep from the old object. */
+export type StatusKeptMetadata = 'labels' | 'annotations' | 'finalizers' | 'ownerReferences';
+
 /**
  * What differs between resources in the generic create/update/delete flow, in the spirit
  * of kube-apiserver's RESTCreateStrategy/RESTUpdateStrategy. Everything else is shared.
@@ -16,6 +19,12 @@ export interface Strategy {
   readonly allowUnconditionalUpdate: boolean;
   /** Whether the resource has a `status` subresource (status is then ignored on main-resource writes). */
   readonly hasStatus: boolean;
+  /**
+   * The metadata fields a status write takes from the old object (its status strategy's
+   * PrepareForUpdate); the others change with the write, as upstream. `all`: the whole
+   * metadata (flow control's strategies).
+   */
+  readonly statusKeepsMetadata: readonly StatusKeptMetadata[] | 'all';
   /** A decoding failure Kubernetes reports before defaulting (e.g. an unparsable quantity). */
   decodeError(object: KubeObject): string | undefined;
   /** Fills defaults in place (SetDefaults_*). */
@@ -56,6 +65,7 @@ export function makeStrategy(info: ResourceInfo, overrides: Partial<Strategy> = 
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     hasStatus,
+    statusKeepsMetadata: [],
     decodeError: () => undefined,
     defaults: () => {},
     prepareForCreate: (object) => {
