@@ -17,7 +17,7 @@ import {
   warningHeader,
 } from '../field-validation/index.js';
 import { readBody, readObjectBody, readObjectBodyWithSource } from '../http/body.js';
-import { negotiate } from '../http/negotiate.js';
+import { negotiate, negotiateObjectOnly } from '../http/negotiate.js';
 import { sendJson, sendJsonText } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
 import { APPLY_PATCH_YAML, applyPatch, PatchError, patchTypeOf } from '../patch/index.js';
@@ -103,6 +103,8 @@ export class ResourceHandler {
           this.deps.watch,
         );
       case 'create': {
+        // Bindings and evictions have no Table convertor: only the object itself is served.
+        if (sub === 'binding' || sub === 'eviction') negotiateObjectOnly(ctx.headers.accept);
         const { body, warnings } = await this.readChecked(ctx, resources, sub, 'CreateOptions');
         if (sub === 'binding') return this.bind(ctx, resources, namespace, request.name, body, dryRun);
         if (sub === 'eviction' && this.deps.podEviction) {
