@@ -1,5 +1,6 @@
 import { isJsonObject, type KubeObject } from '../../api/object.js';
 import { deprecationWarning } from '../../api/resources/lookup.js';
+import { fieldInvalid } from '../../api/selectors/field-errors.js';
 import {
   labelSelectorFromObject,
   parseFieldSelector,
@@ -16,7 +17,7 @@ import {
   warningHeader,
 } from '../field-validation/index.js';
 import { readBody, readObjectBody, readObjectBodyWithSource } from '../http/body.js';
-import { negotiate } from '../http/negotiate.js';
+import { negotiate, negotiateObjectOnly } from '../http/negotiate.js';
 import { sendJson, sendJsonText } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
 import { APPLY_PATCH_YAML, applyPatch, PatchError, patchTypeOf } from '../patch/index.js';
@@ -27,6 +28,7 @@ import type { ResourceRequestInfo } from '../request-info.js';
 import {
   badRequest,
   conflict,
+  invalid,
   methodNotSupported,
   notFound,
   StatusError,
@@ -101,6 +103,8 @@ export class ResourceHandler {
           this.deps.watch,
         );
       case 'create': {
+        // Bindings and evictions have no Table convertor: only the object itself is served.
+        if (sub === 'binding' || sub === 'eviction') negotiateObjectOnly(ctx.headers.accept);
         const { body, warnings } = await this.readChecked(ctx, resources, sub, 'CreateOptions');
         if (sub === 'binding') return this.bind(ctx, resources, namespace, request.name, body, dryRun);
         if (sub === 'eviction' && this.deps.podEviction) {
@@ -237,11 +241,11 @@ export class ResourceHandler {
     dryRun: boolean,
   ) {
     const { info } = resources;
-    const schema = this.deps.patchSchemaFor(
-      info.group,
-      info.version,
-      request.subresource === 'scale' ? 'Scale' : info.kind,
-    );
+    // A scale subresource serves autoscaling/v1 Scale whatever the group of its parent.
+    const schema =
+      request.subresource === 'scale'
+        ? this.deps.patchSchemaFor('autoscaling', 'v1', 'Scale')
+        : this.deps.patchSchemaFor(info.group, info.version, info.kind);
     const contentType = ctx.headers['content-type'];
     if (contentType?.startsWith(APPLY_PATCH_YAML)) {
       throw unsupportedMediaType(contentType, [
@@ -306,13 +310,26 @@ export class ResourceHandler {
       name,
       (current) => {
         const scale = desiredScale(toScale(current));
-        const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
-        if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-          throw badRequest(
-            `spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+        const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas ?? 0;
+        if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
+          throw badRequest(`spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be an integer`);
+        }
+        if (replicas < 0) {
+          throw invalid('autoscaling', 'Scale', name, [
+            fieldInvalid('spec.replicas', replicas, 'must be greater than or equal to 0'),
+          ]);
+        }
+        const uid = scale.metadata?.uid;
+        if (uid && uid !== current.metadata?.uid) {
+          throw conflict(
+            { group: resources.groupResource.group, resource: `${resources.groupResource.resource}/scale` },
+            name,
+            `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata?.uid}`,
           );
         }
-        return { ...current, spec: { ...(current.spec as object), replicas } };
+        // The scale's resourceVersion (if any) is the parent's: a stale one is a conflict.
+        const metadata = { ...current.metadata, resourceVersion: scale.metadata?.resourceVersion };
+        return { ...current, metadata, spec: { ...(current.spec as object), replicas } };
       },
       { dryRun },
     );
