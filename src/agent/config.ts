@@ -22,6 +22,9 @@ export interface AgentConfig {
   /** A third identity for the cluster DNS server (it reads every Service and EndpointSlice). */
   readonly dnsCertFile?: string;
   readonly dnsKeyFile?: string;
+  /** The proxy's identity (`system:kube-proxy`); without it the agent runs no proxy. */
+  readonly proxyCertFile?: string;
+  readonly proxyKeyFile?: string;
   /** The kubelet's serving certificate and key (port 10250), issued by the cluster CA. */
   readonly servingCertFile?: string;
   readonly servingKeyFile?: string;

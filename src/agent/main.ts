@@ -1,6 +1,7 @@
 // The agent's entry point inside a node container: registers the Node, keeps its status and
 // Lease current, sets up the node's pod network, runs the kubelet's pods through containerd,
-// and serves cluster DNS on the node's address.
+// programs the node's service rules (the proxy) and serves cluster DNS on the node's address.
+import { setMaxListeners } from 'node:events';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Node } from '../api/types/core-v1.generated.js';
 import { SharedInformerFactory } from '../client/informers/index.js';
@@ -16,6 +17,7 @@ import { PodNetwork } from './network/pod-network.js';
 import { NodeLease } from './node/lease.js';
 import { NodeStatusManager } from './node/node-status.js';
 import { readNodeFacts } from './node/system-info.js';
+import { nodeProxy } from './proxy/index.js';
 
 const NETWORK_NOT_READY =
   'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized';
@@ -36,6 +38,8 @@ async function main(): Promise<void> {
     component: 'tkube-network',
   });
   const abort = new AbortController();
+  // Every informer and loop of the kubelet, pod network and proxy listens for the stop.
+  setMaxListeners(0, abort.signal);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => abort.abort());
 
   let networkConfigured = false;
@@ -106,6 +110,22 @@ async function main(): Promise<void> {
       if (node.metadata?.name === config.nodeName) registered = node;
     },
   });
+  // The proxy, as its own identity (system:kube-proxy), when `up` installed one.
+  const proxyClient =
+    config.proxyCertFile && config.proxyKeyFile
+      ? httpsClient({
+          server: config.server,
+          ca,
+          cert: await readFile(config.proxyCertFile, 'utf8'),
+          key: await readFile(config.proxyKeyFile, 'utf8'),
+          component: 'kube-proxy',
+        })
+      : undefined;
+  const proxy =
+    proxyClient &&
+    nodeProxy({ client: proxyClient, nodeName: config.nodeName, clusterCIDR: config.podSubnet });
+  if (!proxy)
+    console.error('agent: no proxy identity in the agent config: services are not proxied on this node');
   new NodeLease(client, () => registered!, config.nodeName).start(abort.signal);
   status.start(abort.signal);
   informers.start(abort.signal);
@@ -117,7 +137,8 @@ async function main(): Promise<void> {
     const server = await startKubeletServer({
       nodeName: config.nodeName,
       client,
-      host: kubelet,
+      // The kubelet's API, with the proxy's metrics beside the kubelet's on /metrics.
+      host: withMoreMetrics(kubelet, () => proxy?.proxier.metrics.render() ?? ''),
       tls: { certificatePem, privateKeyPem, clientCaPem: ca },
     });
     abort.signal.addEventListener('abort', () => void server.close(), { once: true });
@@ -138,9 +159,23 @@ async function main(): Promise<void> {
         .run(abort.signal)
         .catch((error: unknown) => console.error(`agent: cluster DNS stopped: ${String(error)}`))
     : undefined;
-  await Promise.all([network.run(abort.signal), kubelet.run(abort.signal), dns]);
+  await Promise.all([network.run(abort.signal), kubelet.run(abort.signal), proxy?.run(abort.signal), dns]);
   await informers.stop();
-  await Promise.all([client.close(), networkClient.close(), dnsClient?.close()]);
+  await Promise.all([client.close(), networkClient.close(), proxyClient?.close(), dnsClient?.close()]);
+}
+
+/**
+ * The kubelet as the server's host, its /metrics text followed by `more()`; every other member is
+ * the kubelet's own, so whatever the server asks of its host later still reaches the kubelet.
+ */
+function withMoreMetrics(kubelet: Kubelet, more: () => string): Kubelet {
+  return new Proxy(kubelet, {
+    get(target, property) {
+      if (property === 'metricsText') return () => target.metricsText() + more();
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 main().then(

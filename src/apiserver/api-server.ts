@@ -42,6 +42,7 @@ import { podEvictionHandler } from './handlers/pod-eviction.js';
 import { podLogsHandler } from './handlers/pod-logs.js';
 import { ResourceHandler, type ResourceHandlerDeps } from './handlers/resource-handler.js';
 import type { WatchSettings } from './handlers/watch.js';
+import { negotiateObjectOnly } from './http/negotiate.js';
 import { sendJson, sendStatusError, sendText } from './http/respond.js';
 import type { ApiRequest, ApiResponse, RequestContext, UserInfo } from './http/types.js';
 import { RequestMetrics } from './metrics.js';
@@ -214,9 +215,10 @@ export class ApiServer {
     return undefined;
   }
 
-  /** Create-only endpoints that store nothing: reviews and token requests. */
+  /** Create-only endpoints that store nothing: reviews and token requests (no Table or metadata renderings). */
   private async serveVirtual(ctx: RequestContext, info: ResourceRequestInfo): Promise<boolean> {
-    if (info.verb !== 'create') return false;
+    if (info.verb !== 'create' || !isVirtual(info)) return false;
+    negotiateObjectOnly(ctx.headers.accept);
     if (info.group === 'authentication.k8s.io' && info.version === 'v1') {
       if (info.resource === 'selfsubjectreviews') return serveSelfSubjectReview(ctx).then(() => true);
       if (info.resource === 'tokenreviews') return serveTokenReview(ctx, this.authenticator).then(() => true);
@@ -413,6 +415,22 @@ export class ApiServer {
 }
 
 /** The verb label kube-apiserver's metrics use: LIST and WATCH, else the HTTP method. */
+const REVIEWS: Readonly<Record<string, readonly string[]>> = {
+  'authentication.k8s.io': ['selfsubjectreviews', 'tokenreviews'],
+  'authorization.k8s.io': [
+    'selfsubjectaccessreviews',
+    'subjectaccessreviews',
+    'localsubjectaccessreviews',
+    'selfsubjectrulesreviews',
+  ],
+};
+
+/** Reviews and token requests: answered here, stored nowhere. */
+function isVirtual(info: ResourceRequestInfo): boolean {
+  if (info.group === '') return info.resource === 'serviceaccounts' && info.subresource === 'token';
+  return info.version === 'v1' && (REVIEWS[info.group]?.includes(info.resource) ?? false);
+}
+
 function metricsVerb(verb: string, method: string): string {
   if (verb === 'list' || verb === 'watch') return verb.toUpperCase();
   return method.toUpperCase();

@@ -35,8 +35,11 @@ async function ensure(exists: () => Promise<unknown>, create: () => Promise<unkn
   }
 }
 
-/** Creates what kube-apiserver's bootstrap controllers create, where missing. */
-export async function bootstrapCluster(api: ApiServer): Promise<void> {
+/**
+ * Creates what kube-apiserver's bootstrap controllers create, where missing; the `kubernetes`
+ * Service's port targets `securePort`, the port this apiserver listens on.
+ */
+export async function bootstrapCluster(api: ApiServer, securePort: number): Promise<void> {
   const namespaces = api.resourceStore('', 'v1', 'namespaces')!;
   await Promise.all(
     SYSTEM_NAMESPACES.map((name) =>
@@ -56,6 +59,18 @@ export async function bootstrapCluster(api: ApiServer): Promise<void> {
     ),
   );
   const services = api.resourceStore('', 'v1', 'services')!;
+  const ports = [{ name: 'https', port: 443, protocol: 'TCP', targetPort: securePort }];
+  const existing = await services.find('default', 'kubernetes');
+  const portText = (list: readonly Record<string, unknown>[] | undefined) =>
+    JSON.stringify((list ?? []).map((p) => [p.name, p.port, p.protocol, p.targetPort]));
+  const existingPorts = (existing?.spec as { ports?: Record<string, unknown>[] } | undefined)?.ports;
+  if (existing && portText(existingPorts) !== portText(ports)) {
+    // CreateOrUpdateMasterServiceIfNeeded: a restart on another port reconciles the ports.
+    await services.update('default', 'kubernetes', {
+      ...existing,
+      spec: { ...(existing.spec as object), ports },
+    });
+  }
   await ensure(
     () => services.get('default', 'kubernetes'),
     () =>
@@ -67,7 +82,7 @@ export async function bootstrapCluster(api: ApiServer): Promise<void> {
           type: 'ClusterIP',
           clusterIP: KUBERNETES_SERVICE_IP,
           clusterIPs: [KUBERNETES_SERVICE_IP],
-          ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }],
+          ports,
           sessionAffinity: 'None',
           ipFamilies: ['IPv4'],
           ipFamilyPolicy: 'SingleStack',

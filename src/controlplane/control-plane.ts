@@ -20,6 +20,7 @@ import { bootstrapCluster, reconcileBootstrapPolicy } from './bootstrap.js';
 import { startComponentThreads } from './component-thread.js';
 import { COMPONENT_NAMES, startComponents } from './components.js';
 import { waitForDefaultServiceAccounts } from './default-service-accounts.js';
+import { advertiseAddress, KubernetesEndpointsReconciler } from './kubernetes-endpoints.js';
 import { Loopback } from './loopback.js';
 import { ensureNodeAutoApprovePolicy } from './node-autoapprove-policy.js';
 import { ensureTkubePolicy } from './tkube-policy.js';
@@ -141,7 +142,12 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     await store.close();
     throw error;
   }
-  await bootstrapCluster(apiServer);
+  await bootstrapCluster(apiServer, port);
+  const advertised = advertiseAddress(options.bindAddresses ?? []);
+  const kubernetesEndpoints =
+    advertised === undefined ? undefined : new KubernetesEndpointsReconciler(apiServer, advertised, port);
+  if (kubernetesEndpoints) await kubernetesEndpoints.start();
+  else console.error('control plane: no address to advertise in the kubernetes Endpoints');
   await reconcileBootstrapPolicy(apiServer);
   await ensureTkubePolicy(apiServer);
   await ensureNodeAutoApprovePolicy(apiServer);
@@ -174,6 +180,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     loopbackClient: (identity, component) => loopback.client(identity, component),
     async stop() {
       ready = false;
+      await kubernetesEndpoints?.stop();
       apiServer.stop();
       await components.stop();
       await loopback.close();

@@ -22,6 +22,7 @@ import { deploymentController } from '../controllers/deployment/deployment-contr
 import { disruptionController } from '../controllers/disruption/disruption-controller.js';
 import { endpointsController } from '../controllers/endpoint/endpoints-controller.js';
 import { endpointSliceController } from '../controllers/endpointslice/endpointslice-controller.js';
+import { endpointSliceMirroringController } from '../controllers/endpointslice-mirroring/endpointslice-mirroring-controller.js';
 import { garbageCollectorController } from '../controllers/garbage-collector/garbage-collector.js';
 import { namespaceController } from '../controllers/namespace/namespace-controller.js';
 import { nodeIpamController } from '../controllers/node-ipam/node-ipam-controller.js';
@@ -49,6 +50,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   garbageCollectorController,
   endpointsController,
   endpointSliceController,
+  endpointSliceMirroringController,
   nodeLifecycleController,
   taintEvictionController,
   podGcController,

@@ -1,5 +1,6 @@
 import { isJsonObject, type KubeObject } from '../../api/object.js';
 import { deprecationWarning } from '../../api/resources/lookup.js';
+import { fieldInvalid } from '../../api/selectors/field-errors.js';
 import {
   labelSelectorFromObject,
   parseFieldSelector,
@@ -16,7 +17,7 @@ import {
   warningHeader,
 } from '../field-validation/index.js';
 import { readBody, readObjectBody, readObjectBodyWithSource } from '../http/body.js';
-import { negotiate } from '../http/negotiate.js';
+import { negotiate, negotiateObjectOnly } from '../http/negotiate.js';
 import { sendJson, sendJsonText } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
 import { APPLY_PATCH_YAML, applyPatch, PatchError, patchTypeOf } from '../patch/index.js';
@@ -28,6 +29,7 @@ import type { ResourceRequestInfo } from '../request-info.js';
 import {
   badRequest,
   conflict,
+  invalid,
   methodNotSupported,
   notFound,
   StatusError,
@@ -108,6 +110,8 @@ export class ResourceHandler {
           error.message = 'create not allowed while custom resource definition is terminating';
           throw error;
         }
+        // Bindings and evictions have no Table convertor: only the object itself is served.
+        if (sub === 'binding' || sub === 'eviction') negotiateObjectOnly(ctx.headers.accept);
         const { body, warnings } = await this.readChecked(ctx, resources, sub, 'CreateOptions');
         if (sub === 'binding') return this.bind(ctx, resources, namespace, request.name, body, dryRun);
         if (sub === 'eviction' && this.deps.podEviction) {
@@ -253,11 +257,11 @@ export class ResourceHandler {
     dryRun: boolean,
   ) {
     const { info } = resources;
-    const schema = this.deps.patchSchemaFor(
-      info.group,
-      info.version,
-      request.subresource === 'scale' ? 'Scale' : info.kind,
-    );
+    // A scale subresource serves autoscaling/v1 Scale whatever the group of its parent.
+    const schema =
+      request.subresource === 'scale'
+        ? this.deps.patchSchemaFor('autoscaling', 'v1', 'Scale')
+        : this.deps.patchSchemaFor(info.group, info.version, info.kind);
     const contentType = ctx.headers['content-type'];
     if (contentType?.startsWith(APPLY_PATCH_YAML)) {
       throw unsupportedMediaType(contentType, [
@@ -324,15 +328,28 @@ export class ResourceHandler {
       name,
       (current) => {
         const scale = desiredScale(scaleOf(resources, current));
-        const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
-        if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-          throw badRequest(
-            `spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+        const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas ?? 0;
+        if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
+          throw badRequest(`spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be an integer`);
+        }
+        if (replicas < 0) {
+          throw invalid('autoscaling', 'Scale', name, [
+            fieldInvalid('spec.replicas', replicas, 'must be greater than or equal to 0'),
+          ]);
+        }
+        const uid = scale.metadata?.uid;
+        if (uid && uid !== current.metadata?.uid) {
+          throw conflict(
+            { group: resources.groupResource.group, resource: `${resources.groupResource.resource}/scale` },
+            name,
+            `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata?.uid}`,
           );
         }
+        // The scale's resourceVersion (if any) is the parent's: a stale one is a conflict.
+        const metadata = { ...current.metadata, resourceVersion: scale.metadata?.resourceVersion };
         const custom = resources.custom?.scale;
-        if (custom) return custom.withReplicas(current, replicas);
-        return { ...current, spec: { ...(current.spec as object), replicas } };
+        if (custom) return custom.withReplicas({ ...current, metadata }, replicas);
+        return { ...current, metadata, spec: { ...(current.spec as object), replicas } };
       },
       { dryRun, subresource: resources.custom?.scale ? 'scale' : undefined },
     );

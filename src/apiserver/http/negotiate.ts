@@ -42,3 +42,16 @@ export function negotiate(accept: string | undefined, list: boolean): Rendering 
   }
   throw notAcceptable(SERVED_TYPES);
 }
+
+/**
+ * For endpoints with no Table convertor (reviews, token requests, bindings, evictions): only
+ * the object itself can be served, so a client asking for nothing else gets 406, as
+ * kube-apiserver's AllowsMediaTypeTransform answers when the endpoint has no TableConvertor.
+ */
+export function negotiateObjectOnly(accept: string | undefined): void {
+  for (const range of parseAccept(accept)) {
+    if (range.type !== 'application/json' && range.type !== '*/*' && range.type !== 'application/*') continue;
+    if (range.params.as === undefined) return;
+  }
+  throw notAcceptable(['application/json']);
+}

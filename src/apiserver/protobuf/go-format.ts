@@ -1,7 +1,5 @@
 // The text forms Go gives times and durations, as the JSON forms of metav1.Time, MicroTime and Duration
 // use them.
-import { ProtobufDecodeError } from './errors.js';
-
 const NANOS_PER_SECOND = 1_000_000_000n;
 /** Seconds from 1970 of Go's zero time.Time (0001-01-01T00:00:00Z), which metav1 prints as null. */
 export const GO_ZERO_TIME_SECONDS = -62_135_596_800n;
@@ -24,16 +22,44 @@ export function formatRfc3339Micro(seconds: bigint, nanos: bigint): string {
   return `${formatDateTime(whole)}.${micros}Z`;
 }
 
+const SECONDS_PER_DAY = 86_400n;
+
+/** Floor division and its non-negative remainder (bigint `/` truncates toward zero). */
+function floorDivMod(value: bigint, divisor: bigint): [bigint, bigint] {
+  let quotient = value / divisor;
+  let remainder = value % divisor;
+  if (remainder < 0n) {
+    quotient -= 1n;
+    remainder += divisor;
+  }
+  return [quotient, remainder];
+}
+
+/**
+ * The proleptic Gregorian date of a day count from 1970-01-01, in exact integer arithmetic,
+ * so every int64 second count Go can hold formats (a JavaScript Date ends at year 275760).
+ */
+function civilFromDays(days: bigint): { year: bigint; month: bigint; day: bigint } {
+  const shifted = days + 719_468n; // from 0000-03-01
+  const [era] = floorDivMod(shifted, 146_097n);
+  const dayOfEra = shifted - era * 146_097n;
+  const yearOfEra = (dayOfEra - dayOfEra / 1_460n + dayOfEra / 36_524n - dayOfEra / 146_096n) / 365n;
+  const dayOfYear = dayOfEra - (365n * yearOfEra + yearOfEra / 4n - yearOfEra / 100n);
+  const monthIndex = (5n * dayOfYear + 2n) / 153n; // March = 0
+  const day = dayOfYear - (153n * monthIndex + 2n) / 5n + 1n;
+  const month = monthIndex < 10n ? monthIndex + 3n : monthIndex - 9n;
+  return { year: yearOfEra + era * 400n + (month <= 2n ? 1n : 0n), month, day };
+}
+
 function formatDateTime(seconds: bigint): string {
-  const date = new Date(Number(seconds) * 1000);
-  if (Number.isNaN(date.getTime())) throw new ProtobufDecodeError(`time ${seconds}s is out of range`);
-  const two = (value: number): string => String(value).padStart(2, '0');
-  const year = date.getUTCFullYear();
+  const [days, secondOfDay] = floorDivMod(seconds, SECONDS_PER_DAY);
+  const { year, month, day } = civilFromDays(days);
+  const two = (value: bigint): string => String(value).padStart(2, '0');
   // Go pads the year to four digits and writes a sign only for negative years.
-  const yearText = `${year < 0 ? '-' : ''}${String(Math.abs(year)).padStart(4, '0')}`;
+  const yearText = `${year < 0n ? '-' : ''}${String(year < 0n ? -year : year).padStart(4, '0')}`;
   return (
-    `${yearText}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}` +
-    `T${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}`
+    `${yearText}-${two(month)}-${two(day)}` +
+    `T${two(secondOfDay / 3_600n)}:${two((secondOfDay / 60n) % 60n)}:${two(secondOfDay % 60n)}`
   );
 }
 

@@ -74,7 +74,8 @@ export function specialToJson(
 function timeToJson(fields: WireFields, bytes: Uint8Array, where: string, micro: boolean): JsonValue {
   // Go writes nothing for the zero time and reads nothing back as it; Time keeps whole seconds only.
   if (bytes.length === 0) return null;
-  const seconds = varint(fields, 1, `${where}.seconds`);
+  // Timestamp.seconds is an int64: times before 1970 arrive as two's complement varints.
+  const seconds = BigInt.asIntN(64, varint(fields, 1, `${where}.seconds`));
   const nanos = micro ? BigInt.asIntN(32, varint(fields, 2, `${where}.nanos`)) : 0n;
   if (seconds === GO_ZERO_TIME_SECONDS && nanos < 1000n) return null;
   return micro ? formatRfc3339Micro(seconds, nanos) : formatRfc3339(seconds);

@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../api/object.js';
 import type { ResourceInfo } from '../../api/resources/types.js';
-import { fieldForbidden } from '../../api/selectors/field-errors.js';
+import { fieldForbidden, fieldInvalid, GoRendered } from '../../api/selectors/field-errors.js';
 import type { FieldSelector, LabelSelector } from '../../api/selectors/index.js';
 import {
   CompactedError,
@@ -416,7 +416,8 @@ export class ResourceStore {
       // A second decode is the caller's copy: parsing the text again costs less than half of a
       // structuredClone of the parsed object.
       const desired = await mutate(this.servedObject(kv.value, kv.modRevision));
-      const next = this.prepareUpdate(desired, current, options.subresource ?? '');
+      this.checkResourceVersion(desired, name, kv.modRevision);
+      const next = await this.prepareUpdate(desired, current, options.subresource ?? '');
       if (options.user) this.admission?.(next, current, options.user);
       if (this.admissionChain) {
         const attributes = this.admissionAttributes('UPDATE', next, current, options);
@@ -448,6 +449,29 @@ export class ResourceStore {
     }
   }
 
+  /**
+   * An update names the version it edits (a stale one is a conflict). One without
+   * metadata.resourceVersion applies to the current object where the strategy allows it
+   * (AllowUnconditionalUpdate); elsewhere it is refused as the generic registry refuses it,
+   * naming the resource and the uint64 zero as Go prints it.
+   */
+  private checkResourceVersion(desired: KubeObject, name: string, currentRevision: number): void {
+    const meta = metaOf(desired);
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
+      // The object the request produced (a scale's parent, a patched object) names the version it edits.
+      if (meta.resourceVersion !== String(currentRevision))
+        throw conflict(this.groupResource, name, OPTIMISTIC_LOCK_MESSAGE);
+      return;
+    }
+    if (this.strategy.allowUnconditionalUpdate) {
+      meta.resourceVersion = String(currentRevision);
+      return;
+    }
+    throw invalid(this.info.group, this.info.resource, name, [
+      fieldInvalid('metadata.resourceVersion', new GoRendered('0x0'), 'must be specified for an update'),
+    ]);
+  }
+
   /** An object marked for deletion whose last finalizer is gone is deleted by this write. */
   private finalizersDone(object: KubeObject): boolean {
     const meta = object.metadata ?? {};
@@ -459,7 +483,11 @@ export class ResourceStore {
     );
   }
 
-  private prepareUpdate(desired: KubeObject, current: KubeObject, subresource: string): KubeObject {
+  private async prepareUpdate(
+    desired: KubeObject,
+    current: KubeObject,
+    subresource: string,
+  ): Promise<KubeObject> {
     const next = desired;
     // A binding's object is the stored pod with spec.nodeName and one condition set by the
     // server: nothing in it can fail to decode or be unknown.
@@ -490,7 +518,7 @@ export class ResourceStore {
     next.apiVersion = current.apiVersion;
     next.kind = current.kind;
     if (subresource === 'status') {
-      // A status write changes status only (ResetObjectMetaForStatus and the status strategies).
+      // A status write keeps the spec; what metadata it keeps is the status strategy's choice.
       const status = next.status;
       const { status: _oldStatus, metadata: _oldMeta, ...rest } = current;
       for (const field of Object.keys(next))
@@ -498,15 +526,19 @@ export class ResourceStore {
       Object.assign(next, rest);
       if (status === undefined) delete next.status;
       else next.status = status;
-      setOrDelete(meta, 'labels', old.labels);
-      setOrDelete(meta, 'annotations', old.annotations);
-      setOrDelete(meta, 'finalizers', old.finalizers);
-      setOrDelete(meta, 'ownerReferences', old.ownerReferences);
+      const kept = this.strategy.statusKeepsMetadata;
+      if (kept === 'all') {
+        const { resourceVersion } = meta;
+        for (const field of Object.keys(meta) as (keyof typeof meta)[]) delete meta[field];
+        Object.assign(meta, old, { resourceVersion });
+      } else {
+        for (const field of kept) setOrDelete(meta, field, old[field]);
+      }
       this.strategy.prepareForStatusUpdate?.(next, current);
     } else if (subresource !== 'binding') {
       // (A binding writes spec.nodeName and the PodScheduled condition together, as upstream's.)
       this.strategy.defaults(next);
-      this.strategy.prepareForUpdate(next, current, subresource);
+      await this.strategy.prepareForUpdate(next, current, subresource);
       if (this.strategy.tracksGeneration && specChanged(next, current))
         meta.generation = (old.generation ?? 0) + 1;
     }

@@ -3,6 +3,9 @@ import type { ResourceInfo } from '../../api/resources/types.js';
 import type { FieldError } from '../../api/selectors/field-errors.js';
 import type { UserInfo } from '../http/types.js';
 
+/** Metadata fields a status strategy may keep from the old object. */
+export type StatusKeptMetadata = 'labels' | 'annotations' | 'finalizers' | 'ownerReferences';
+
 /**
  * What differs between resources in the generic create/update/delete flow, in the spirit
  * of kube-apiserver's RESTCreateStrategy/RESTUpdateStrategy. Everything else is shared.
@@ -12,8 +15,16 @@ export interface Strategy {
   readonly tracksGeneration: boolean;
   /** Whether PUT may create a missing object. */
   readonly allowCreateOnUpdate: boolean;
+  /** Whether an update without metadata.resourceVersion applies to the current object (else 422). */
+  readonly allowUnconditionalUpdate: boolean;
   /** Whether the resource has a `status` subresource (status is then ignored on main-resource writes). */
   readonly hasStatus: boolean;
+  /**
+   * The metadata fields a status write takes from the old object (its status strategy's
+   * PrepareForUpdate); the others change with the write, as upstream. `all`: the whole
+   * metadata (flow control's strategies).
+   */
+  readonly statusKeepsMetadata: readonly StatusKeptMetadata[] | 'all';
   /** A decoding failure Kubernetes reports before defaulting (e.g. an unparsable quantity). */
   decodeError(object: KubeObject): string | undefined;
   /** Fills defaults in place (SetDefaults_*). */
@@ -27,7 +38,7 @@ export interface Strategy {
    * Adjusts an update before validation, e.g. keeps the old status. `subresource` is `''` for the
    * main resource, or a subresource with a strategy of its own (`finalize` for namespaces).
    */
-  prepareForUpdate(object: KubeObject, old: KubeObject, subresource: string): void;
+  prepareForUpdate(object: KubeObject, old: KubeObject, subresource: string): void | Promise<void>;
   /** Adjusts a status write after the generic status-only rules (CSRs keep their approval conditions). */
   prepareForStatusUpdate?(object: KubeObject, old: KubeObject): void;
   validateCreate(object: KubeObject): FieldError[];
@@ -52,7 +63,9 @@ export function makeStrategy(info: ResourceInfo, overrides: Partial<Strategy> = 
   return {
     tracksGeneration: false,
     allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
     hasStatus,
+    statusKeepsMetadata: [],
     decodeError: () => undefined,
     defaults: () => {},
     prepareForCreate: (object) => {

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AgentConfig } from '../../agent/config.js';
+import { KUBE_PROXY } from '../../apiserver/auth/rbac/bootstrap-policy.js';
 import { CLUSTER_DNS_USER, POD_NETWORK_USER } from '../../controlplane/tkube-policy.js';
 import type { CertificateAuthority } from '../../pki/certificate-authority.js';
 import {
@@ -57,6 +58,8 @@ export interface AgentInstall {
   readonly network: IssuedCertificate;
   /** The cluster DNS identity's certificate, shared by every node's agent. */
   readonly dns: IssuedCertificate;
+  /** The proxy's `system:kube-proxy` certificate, shared by every node's agent. */
+  readonly proxy: IssuedCertificate;
   readonly bundle: string;
   readonly podSubnet: string;
 }
@@ -76,6 +79,8 @@ export async function installAgent(provider: NodeProvider, install: AgentInstall
     networkKeyFile: `${PKI_DIR}/network.key`,
     dnsCertFile: `${PKI_DIR}/dns.crt`,
     dnsKeyFile: `${PKI_DIR}/dns.key`,
+    proxyCertFile: `${PKI_DIR}/proxy.crt`,
+    proxyKeyFile: `${PKI_DIR}/proxy.key`,
     servingCertFile: `${PKI_DIR}/kubelet.crt`,
     servingKeyFile: `${PKI_DIR}/kubelet.key`,
     // Role labels are not a kubelet's to set (NodeRestriction): `up` adds them as admin.
@@ -92,6 +97,8 @@ export async function installAgent(provider: NodeProvider, install: AgentInstall
     { path: `${PKI_DIR}/network.key`, content: install.network.privateKeyPem, mode: 0o600 },
     { path: `${PKI_DIR}/dns.crt`, content: install.dns.certificatePem },
     { path: `${PKI_DIR}/dns.key`, content: install.dns.privateKeyPem, mode: 0o600 },
+    { path: `${PKI_DIR}/proxy.crt`, content: install.proxy.certificatePem },
+    { path: `${PKI_DIR}/proxy.key`, content: install.proxy.privateKeyPem, mode: 0o600 },
     { path: `${PKI_DIR}/kubelet.crt`, content: serving.certificatePem },
     { path: `${PKI_DIR}/kubelet.key`, content: serving.privateKeyPem, mode: 0o600 },
     { path: CONFIG_PATH, content: `${JSON.stringify(config, null, 2)}\n` },
@@ -124,4 +131,9 @@ export function issuePodNetworkCertificate(ca: CertificateAuthority): Promise<Is
 /** The client certificate of the agents' DNS part (see controlplane/tkube-policy.ts). */
 export function issueClusterDnsCertificate(ca: CertificateAuthority): Promise<IssuedCertificate> {
   return issueClientCertificate(ca, { user: CLUSTER_DNS_USER });
+}
+
+/** The proxy's client certificate: upstream's bootstrap policy binds system:node-proxier to this user. */
+export function issueKubeProxyCertificate(ca: CertificateAuthority): Promise<IssuedCertificate> {
+  return issueClientCertificate(ca, { user: KUBE_PROXY });
 }

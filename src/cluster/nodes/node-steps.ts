@@ -9,6 +9,7 @@ import { ClusterError, errorMessage } from '../errors.js';
 import {
   installAgent,
   issueClusterDnsCertificate,
+  issueKubeProxyCertificate,
   issueNodeCertificate,
   issuePodNetworkCertificate,
   readAgentBundle,
@@ -80,9 +81,10 @@ export interface AgentInstallation {
 /** Issues each node's certificates and installs its agent (the nodes' entrypoints start them). */
 export async function installAgents(provider: NodeProvider, installation: AgentInstallation): Promise<void> {
   const bundle = readAgentBundle();
-  const [network, dns, ...credentials] = await Promise.all([
+  const [network, dns, proxy, ...credentials] = await Promise.all([
     issuePodNetworkCertificate(installation.ca),
     issueClusterDnsCertificate(installation.ca),
+    issueKubeProxyCertificate(installation.ca),
     ...installation.nodes.map((node) => issueNodeCertificate(installation.ca, node.name)),
   ]);
   await Promise.all(
@@ -94,6 +96,7 @@ export async function installAgents(provider: NodeProvider, installation: AgentI
         credentials: credentials[i]!,
         network: network!,
         dns: dns!,
+        proxy: proxy!,
         bundle,
         podSubnet: installation.podSubnet,
       }),

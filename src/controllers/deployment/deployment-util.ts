@@ -162,23 +162,41 @@ export function newRSNewReplicas(
 
 // ---- annotations and revisions -----------------------------------------------------------
 
-/** The revision annotation as a number (0 when absent); undefined when it is not an integer. */
-export function revisionOf(object: Deployment | ReplicaSet): number | undefined {
-  const text = object.metadata?.annotations?.[REVISION_ANNOTATION];
-  if (text === undefined) return 0;
-  return /^[+-]?[0-9]+$/.test(text) ? Number(text) : undefined;
+/**
+ * strconv.ParseInt(text, 10, 64): revisions are int64, and past 2^53 a JavaScript number would
+ * round them, so they are bigints here.
+ */
+export function parseInt64(text: string): bigint | undefined {
+  if (!/^[+-]?[0-9]+$/.test(text)) return undefined;
+  const value = BigInt(text);
+  return BigInt.asIntN(64, value) === value ? value : undefined;
 }
 
-export function maxRevision(replicaSets: readonly ReplicaSet[]): number {
-  let max = 0;
-  for (const rs of replicaSets) max = Math.max(max, revisionOf(rs) ?? 0);
+/** The revision annotation (0 when absent); undefined when it is not an int64. */
+export function revisionOf(object: Deployment | ReplicaSet): bigint | undefined {
+  const text = object.metadata?.annotations?.[REVISION_ANNOTATION];
+  if (text === undefined) return 0n;
+  return parseInt64(text);
+}
+
+export function maxRevision(replicaSets: readonly ReplicaSet[]): bigint {
+  let max = 0n;
+  for (const rs of replicaSets) {
+    const revision = revisionOf(rs) ?? 0n;
+    if (revision > max) max = revision;
+  }
   return max;
 }
 
+/** The revision after `max`, wrapping as Go's int64 addition does. */
+export function nextRevision(max: bigint): bigint {
+  return BigInt.asIntN(64, max + 1n);
+}
+
 /** The second highest revision (the one before the current). */
-export function lastRevision(replicaSets: readonly MaybeReplicaSet[]): number {
-  let max = 0;
-  let second = 0;
+export function lastRevision(replicaSets: readonly MaybeReplicaSet[]): bigint {
+  let max = 0n;
+  let second = 0n;
   for (const rs of replicaSets) {
     const revision = rs && revisionOf(rs);
     if (revision === undefined) continue;
@@ -263,17 +281,18 @@ function copyDeploymentAnnotations(deployment: Deployment, rs: ReplicaSet): bool
 export function setNewReplicaSetAnnotations(
   deployment: Deployment,
   rs: ReplicaSet,
-  newRevision: number,
+  newRevision: bigint,
   exists: boolean,
   historyLimitInChars: number = MAX_REV_HISTORY_LENGTH_IN_CHARS,
 ): boolean {
   let changed = copyDeploymentAnnotations(deployment, rs);
   const annotations = annotationsOf(rs);
   const oldText = annotations[REVISION_ANNOTATION];
-  let oldRevision = 0;
+  let oldRevision = 0n;
   if (oldText !== undefined && oldText !== '') {
-    if (!/^[+-]?[0-9]+$/.test(oldText)) return false;
-    oldRevision = Number(oldText);
+    const parsed = parseInt64(oldText);
+    if (parsed === undefined) return false;
+    oldRevision = parsed;
   }
   if (oldRevision < newRevision) {
     annotations[REVISION_ANNOTATION] = String(newRevision);
@@ -396,7 +415,7 @@ export function byRevision(a: ReplicaSet, b: ReplicaSet): number {
   if (revisionA === undefined || revisionB === undefined || revisionA === revisionB) {
     return byCreationTimestamp(a, b);
   }
-  return revisionA - revisionB;
+  return revisionA < revisionB ? -1 : 1;
 }
 
 /** ReplicaSets that have (or ought to have) pods. */

@@ -33,9 +33,11 @@ import {
   NEW_REPLICA_SET_REASON,
   newDeploymentCondition,
   newRSNewReplicas,
+  nextRevision,
   PAUSED_DEPLOY_REASON,
   POD_TEMPLATE_HASH_LABEL,
   PROGRESSING,
+  parseInt64,
   proportion,
   RESUMED_DEPLOY_REASON,
   REVISION_ANNOTATION,
@@ -90,7 +92,7 @@ async function newReplicaSet(
   createIfMissing: boolean,
 ): Promise<ReplicaSet | undefined> {
   const existing = findNewReplicaSet(deployment, replicaSets);
-  const newRevision = maxRevision(oldRSs) + 1;
+  const newRevision = nextRevision(maxRevision(oldRSs));
   if (existing !== undefined) {
     const copy = structuredClone(existing);
     const annotationsUpdated = setNewReplicaSetAnnotations(deployment, copy, newRevision, true);
@@ -494,8 +496,7 @@ export async function checkPausedConditions(ctx: SyncContext, deployment: Deploy
 }
 
 /** The revision the deprecated rollbackTo annotation asks for (0: the previous one). */
-export function rollbackRevision(deployment: Deployment): number | undefined {
+export function rollbackRevision(deployment: Deployment): bigint | undefined {
   const text = deployment.metadata?.annotations?.[DEPRECATED_ROLLBACK_TO_ANNOTATION];
-  if (text === undefined || text === '' || !/^[+-]?[0-9]+$/.test(text)) return undefined;
-  return Number(text);
+  return text === undefined ? undefined : parseInt64(text);
 }

@@ -20,10 +20,10 @@ import { equalIgnoreHash } from './template-equality.js';
 export async function rollback(ctx: SyncContext, deployment: Deployment, replicaSets: readonly ReplicaSet[]) {
   const { newRS, oldRSs } = await replicaSetsAndSyncRevision(ctx, deployment, replicaSets, true);
   const allRSs = [...oldRSs, newRS];
-  let revision = rollbackRevision(deployment) ?? 0;
-  if (revision === 0) {
+  let revision = rollbackRevision(deployment) ?? 0n;
+  if (revision === 0n) {
     revision = lastRevision(allRSs);
-    if (revision === 0) {
+    if (revision === 0n) {
       ctx.recorder.event(deployment, 'Warning', ROLLBACK_REVISION_NOT_FOUND, 'Unable to find last revision.');
       await clearRollbackTo(ctx, deployment);
       return;

@@ -2,9 +2,8 @@
 // headless service (every pod's address), an SRV record, a pod record, a StatefulSet-style
 // hostname.subdomain record, an ExternalName (its target resolved upstream), a name only the
 // node's resolver knows (Docker's embedded DNS: a node container's name), and NXDOMAIN for a
-// missing service. Until kube-proxy's rules route 10.96.0.10, the pod asks its node's address;
-// the same questions through 10.96.0.10 run once the proxy is part of the agent.
-import { existsSync } from 'node:fs';
+// missing service; asked of the node's address directly, and through the kube-dns ClusterIP
+// (10.96.0.10, routed by the agent's proxy) as pods with dnsPolicy ClusterFirst ask.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Endpoints, Node, Pod, Service } from '../../../src/api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../../src/api/types/discovery-v1.generated.js';
@@ -19,9 +18,6 @@ import {
   waitFor,
   waitForPod,
 } from '../kubelet/pods-support.js';
-
-/** The proxy (src/agent/proxy) makes ClusterIPs route; without it 10.96.0.10 leads nowhere. */
-const PROXY_PRESENT = existsSync(new URL('../../../src/agent/proxy', import.meta.url));
 
 let cluster: KubeletCluster;
 const nodeIPs = new Map<string, string>();
@@ -193,27 +189,23 @@ describe('cluster DNS', () => {
     expect(metrics).toMatch(/coredns_dns_responses_total\{[^}]*plugin="forward"\} [1-9]/);
   }, 300_000);
 
-  // Needs kube-proxy's rules for 10.96.0.10 (internalTrafficPolicy Local → the pod's own node).
-  it.skipIf(!PROXY_PRESENT)(
-    'answers through the kube-dns ClusterIP, as pods with dnsPolicy ClusterFirst ask',
-    async () => {
-      const [, node1] = cluster.nodes as [string, string];
-      // busybox's nslookup walks the search path only for names without a dot; the short name
-      // shows the pod's resolv.conf at work (search default.svc.cluster.local …, 10.96.0.10).
-      const answers = await lookups(node1, 'dns-clusterip-client', [
-        ['short', 'web'],
-        ['fqdn', 'web.default.svc.cluster.local 10.96.0.10'],
-        ['missing', 'missing.default.svc.cluster.local'],
-      ]);
-      const webIP = (await cluster.client.resource<Service>(SERVICES).get('default', 'web')).spec!.clusterIP!;
-      for (const label of ['short', 'fqdn']) {
-        expect(answers.get(label)).toContain('Server:\t\t10.96.0.10');
-        expect(answers.get(label)).toMatch(
-          new RegExp(`Name:\\s+web\\.default\\.svc\\.cluster\\.local\\s+Address:\\s+${webIP}\\b`),
-        );
-      }
-      expect(answers.get('missing')).toContain('NXDOMAIN');
-    },
-    300_000,
-  );
+  // kube-proxy's rules for 10.96.0.10 (internalTrafficPolicy Local → the pod's own node).
+  it('answers through the kube-dns ClusterIP, as pods with dnsPolicy ClusterFirst ask', async () => {
+    const [, node1] = cluster.nodes as [string, string];
+    // busybox's nslookup walks the search path only for names without a dot; the short name
+    // shows the pod's resolv.conf at work (search default.svc.cluster.local …, 10.96.0.10).
+    const answers = await lookups(node1, 'dns-clusterip-client', [
+      ['short', 'web'],
+      ['fqdn', 'web.default.svc.cluster.local 10.96.0.10'],
+      ['missing', 'missing.default.svc.cluster.local'],
+    ]);
+    const webIP = (await cluster.client.resource<Service>(SERVICES).get('default', 'web')).spec!.clusterIP!;
+    for (const label of ['short', 'fqdn']) {
+      expect(answers.get(label)).toContain('Server:\t\t10.96.0.10');
+      expect(answers.get(label)).toMatch(
+        new RegExp(`Name:\\s+web\\.default\\.svc\\.cluster\\.local\\s+Address:\\s+${webIP}\\b`),
+      );
+    }
+    expect(answers.get('missing')).toContain('NXDOMAIN');
+  }, 300_000);
 });

@@ -52,7 +52,7 @@ beforeAll(async () => {
     patchSchemaFor: patchSchemaForKind,
     serviceAccountTokens: { ...keys, issuer: 'https://test', audiences: ['https://test'] },
   });
-  await bootstrapCluster(apiServer);
+  await bootstrapCluster(apiServer, 6443);
   await reconcileBootstrapPolicy(apiServer);
   await apiServer.start();
   loopback = new Loopback(apiServer);

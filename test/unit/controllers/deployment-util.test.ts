@@ -6,9 +6,11 @@ import type { Deployment, ReplicaSet } from '../../../src/api/types/apps-v1.gene
 import type { PodTemplateSpec } from '../../../src/api/types/core-v1.generated.js';
 import {
   lastRevision,
+  maxRevision,
   maxSurge,
   maxUnavailable,
   newRSNewReplicas,
+  nextRevision,
   proportion,
   resolveFenceposts,
   scaledValue,
@@ -88,23 +90,39 @@ describe('revisions', () => {
       spec: { selector: {}, template: {} },
     };
     const rs = replicaSet('rs', 1, { 'deployment.kubernetes.io/revision': '1' });
-    expect(setNewReplicaSetAnnotations(d, rs, 3, true)).toBe(true);
+    expect(setNewReplicaSetAnnotations(d, rs, 3n, true)).toBe(true);
     expect(rs.metadata!.annotations).toEqual({
       'deployment.kubernetes.io/revision': '3',
       'deployment.kubernetes.io/revision-history': '1',
       'kubernetes.io/change-cause': 'undo',
     });
-    setNewReplicaSetAnnotations(d, rs, 5, true);
+    setNewReplicaSetAnnotations(d, rs, 5n, true);
     expect(rs.metadata!.annotations!['deployment.kubernetes.io/revision-history']).toBe('1,3');
     // A revision that is not behind is left alone.
-    expect(setNewReplicaSetAnnotations(d, rs, 4, true)).toBe(false);
+    expect(setNewReplicaSetAnnotations(d, rs, 4n, true)).toBe(false);
   });
 
   it('finds the previous revision', () => {
     const at = (revision: string) =>
       replicaSet(revision, 0, { 'deployment.kubernetes.io/revision': revision });
-    expect(lastRevision([at('3'), at('1'), at('7'), at('x')])).toBe(3);
-    expect(lastRevision([at('2')])).toBe(0);
+    expect(lastRevision([at('3'), at('1'), at('7'), at('x')])).toBe(3n);
+    expect(lastRevision([at('2')])).toBe(0n);
+  });
+
+  it('keeps int64 revisions exact past 2^53 and skips what is not an int64', () => {
+    const at = (revision: string) =>
+      replicaSet(revision, 0, { 'deployment.kubernetes.io/revision': revision });
+    const big = at('3546343826724305832');
+    expect(maxRevision([at('7'), big, at('9223372036854775808')])).toBe(3546343826724305832n);
+    expect(nextRevision(maxRevision([big]))).toBe(3546343826724305833n);
+    expect(nextRevision(9223372036854775807n)).toBe(-9223372036854775808n);
+    const d: Deployment = { spec: { selector: {}, template: {} } };
+    const rs = replicaSet('rs', 1, { 'deployment.kubernetes.io/revision': '3546343826724305832' });
+    expect(setNewReplicaSetAnnotations(d, rs, 3546343826724305833n, true)).toBe(true);
+    expect(rs.metadata!.annotations!['deployment.kubernetes.io/revision']).toBe('3546343826724305833');
+    expect(rs.metadata!.annotations!['deployment.kubernetes.io/revision-history']).toBe(
+      '3546343826724305832',
+    );
   });
 });
 

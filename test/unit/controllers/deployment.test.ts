@@ -315,4 +315,27 @@ describe('deployment controller', () => {
       `Scaled down replica set ${first!.metadata!.name} from 3 to 0`,
     );
   });
+
+  it('keeps int64 revisions exact past 2^53', async () => {
+    await createNamespace(cp.admin, 'd-int64');
+    const created = await deployments().create(simpleDeployment('d-int64', 'web', 0, 'nginx'));
+    await deploymentBecomes(cp.admin, 'd-int64', 'web', rolledOut);
+    const [first] = await ownedReplicaSets(created);
+    // A revision a double cannot hold exactly (the conformance suite's lifecycle test sets one).
+    await replicaSets().patch('d-int64', first!.metadata!.name!, 'merge', {
+      metadata: { annotations: { 'deployment.kubernetes.io/revision': '3546343826724305832' } },
+    });
+    const current = await deployments().get('d-int64', 'web');
+    current.spec!.template!.spec!.containers[0]!.image = 'nginx:1.27';
+    await deployments().update(current);
+    const done = await deploymentBecomes(
+      cp.admin,
+      'd-int64',
+      'web',
+      (d) => d.metadata?.annotations?.['deployment.kubernetes.io/revision'] === '3546343826724305833',
+    );
+    expect(done.metadata?.annotations?.['deployment.kubernetes.io/revision']).toBe('3546343826724305833');
+    const second = (await ownedReplicaSets(created)).find((rs) => rs.metadata!.uid !== first!.metadata!.uid);
+    expect(second && revisionOf(second)).toBe('3546343826724305833');
+  });
 });

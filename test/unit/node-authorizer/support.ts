@@ -39,7 +39,7 @@ export async function startTestApi(): Promise<TestApi> {
   const dir = mkdtempSync(join(tmpdir(), 'tkube-node-authz-'));
   const store = SqliteStore.open({ path: join(dir, 'state.db'), maintenanceIntervalMs: 3_600_000 });
   const api = new ApiServer({ store, patchSchemaFor: patchSchemaForKind });
-  await bootstrapCluster(api);
+  await bootstrapCluster(api, 6443);
   await reconcileBootstrapPolicy(api);
   await api.start();
   const resources = (group: string, resource: string) => api.storeForResource(group, resource)!;

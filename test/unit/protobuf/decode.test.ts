@@ -236,6 +236,23 @@ describe('decodeKubernetesProtobuf', () => {
     );
   });
 
+  it('decodes times before 1970 (negative int64 seconds), as a Lease of the zero time plus 2s', () => {
+    const lease = decode(
+      'coordination.k8s.io/v1',
+      'Lease',
+      sub(1, str(1, 'zero')),
+      sub(2, time(3, -62_135_596_798), time(4, -1, 500_000_000)),
+    );
+    expect(json(lease)).toBe(
+      json({
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'zero', creationTimestamp: null },
+        spec: { acquireTime: '0001-01-01T00:00:02.000000Z', renewTime: '1969-12-31T23:59:59.500000Z' },
+      }),
+    );
+  });
+
   it('decodes RawExtension holding JSON or a nested protobuf object', () => {
     const nested = envelope('v1', 'ConfigMap', message(sub(1, str(1, 'inner')), entry(2, 'k', str(2, 'v'))));
     const fromJson = decode(

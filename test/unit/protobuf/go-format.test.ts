@@ -35,6 +35,17 @@ describe('time formats', () => {
     expect(formatRfc3339(253_402_300_800n)).toBe('10000-01-01T00:00:00Z');
   });
 
+  it('prints every int64 second count, past the years a JavaScript Date holds', () => {
+    expect(formatRfc3339(-62_135_596_798n)).toBe('0001-01-01T00:00:02Z');
+    expect(formatRfc3339(-62_135_596_801n)).toBe('0000-12-31T23:59:59Z');
+    expect(formatRfc3339(-62_167_219_201n)).toBe('-0001-12-31T23:59:59Z');
+    expect(formatRfc3339(951_782_400n)).toBe('2000-02-29T00:00:00Z');
+    expect(formatRfc3339(8_640_000_000_000n)).toBe('275760-09-13T00:00:00Z');
+    expect(formatRfc3339(8_640_000_000_001n)).toBe('275760-09-13T00:00:01Z');
+    expect(formatRfc3339(-8_640_000_000_001n)).toBe('-271821-04-19T23:59:59Z');
+    expect(formatRfc3339Micro(-62_135_596_798n, 5_000n)).toBe('0001-01-01T00:00:02.000005Z');
+  });
+
   it('prints microseconds, truncating nanoseconds', () => {
     expect(formatRfc3339Micro(1_700_000_000n, 0n)).toBe('2023-11-14T22:13:20.000000Z');
     expect(formatRfc3339Micro(1_700_000_000n, 999_999_999n)).toBe('2023-11-14T22:13:20.999999Z');

@@ -286,7 +286,7 @@ describe('Service validation', () => {
       'an external traffic policy on an internal service',
       { ...allocated, ports: [{ port: 80 }], externalTrafficPolicy: 'Local' },
       [
-        'spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible services',
+        "spec.externalTrafficPolicy: Invalid value: \"Local\": may only be set when `type` is 'NodePort' or 'LoadBalancer'",
       ],
     ],
     [

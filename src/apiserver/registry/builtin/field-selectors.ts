@@ -26,33 +26,49 @@ function fields(paths: readonly string[], defaults: Record<string, string> = {})
   };
 }
 
+const podFields = fields(
+  [
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.nominatedNodeName',
+  ],
+  { 'spec.hostNetwork': 'false' },
+);
+
 export const SELECTABLE_FIELDS: Readonly<Record<string, FieldGetter>> = {
-  '/Pod': fields(
-    [
-      'spec.nodeName',
-      'spec.restartPolicy',
-      'spec.schedulerName',
-      'spec.serviceAccountName',
-      'spec.hostNetwork',
-      'status.phase',
-      'status.podIP',
-      'status.nominatedNodeName',
-    ],
-    { 'spec.hostNetwork': 'false' },
-  ),
-  '/Event': fields([
-    'involvedObject.kind',
-    'involvedObject.namespace',
-    'involvedObject.name',
-    'involvedObject.uid',
-    'involvedObject.apiVersion',
-    'involvedObject.resourceVersion',
-    'involvedObject.fieldPath',
-    'reason',
-    'reportingComponent',
-    'source',
-    'type',
-  ]),
+  '/Pod': (object) => {
+    const values = podFields(object);
+    // `spec.host` is what old clients sent for spec.nodeName; `status.podIPs` is a label
+    // upstream accepts without setting it, so it matches only the empty value.
+    values['spec.host'] = values['spec.nodeName']!;
+    values['status.podIPs'] = '';
+    return values;
+  },
+  '/Event': (object) => {
+    const values = fields([
+      'involvedObject.kind',
+      'involvedObject.namespace',
+      'involvedObject.name',
+      'involvedObject.uid',
+      'involvedObject.apiVersion',
+      'involvedObject.resourceVersion',
+      'involvedObject.fieldPath',
+      'reason',
+      'reportingComponent',
+      'type',
+    ])(object);
+    // `source` is the source component, or else the reporting controller (events.k8s.io writers).
+    const component = get(object, 'source.component');
+    values.source =
+      typeof component === 'string' && component !== '' ? component : values.reportingComponent!;
+    return values;
+  },
+  // The events.k8s.io names of the same fields (its field label conversions map them onto core's).
   'events.k8s.io/Event': fields([
     'reason',
     'reportingController',
@@ -61,6 +77,9 @@ export const SELECTABLE_FIELDS: Readonly<Record<string, FieldGetter>> = {
     'regarding.name',
     'regarding.namespace',
     'regarding.uid',
+    'regarding.apiVersion',
+    'regarding.resourceVersion',
+    'regarding.fieldPath',
   ]),
   '/Secret': fields(['type']),
   '/Namespace': fields(['status.phase']),

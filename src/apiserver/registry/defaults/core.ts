@@ -86,10 +86,9 @@ export function defaultService(service: JsonObject): void {
     }
   }
   const type = spec.type;
-  const externalIPs = Array.isArray(spec.externalIPs) ? spec.externalIPs : [];
-  const externallyAccessible =
-    type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && externalIPs.length > 0);
-  if (externallyAccessible && empty(spec.externalTrafficPolicy)) spec.externalTrafficPolicy = 'Cluster';
+  // Only node ports take external traffic policy defaults (ClusterIPs with externalIPs no longer do).
+  if ((type === 'LoadBalancer' || type === 'NodePort') && empty(spec.externalTrafficPolicy))
+    spec.externalTrafficPolicy = 'Cluster';
   if (
     (spec.internalTrafficPolicy === undefined || spec.internalTrafficPolicy === null) &&
     typeof type === 'string'

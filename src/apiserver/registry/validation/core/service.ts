@@ -217,13 +217,10 @@ function validateLoadBalancerClass(spec: JsonObject, old: JsonObject | undefined
   return errors;
 }
 
-function externallyAccessible(spec: JsonObject): boolean {
+/** needsExternalTrafficPolicy: only node ports carry external traffic. */
+function needsExternalTrafficPolicy(spec: JsonObject): boolean {
   const type = stringOf(spec.type);
-  return (
-    type === 'LoadBalancer' ||
-    type === 'NodePort' ||
-    (type === 'ClusterIP' && stringsOf(spec.externalIPs).length > 0)
-  );
+  return type === 'LoadBalancer' || type === 'NodePort';
 }
 
 function needsHealthCheck(spec: JsonObject): boolean {
@@ -233,13 +230,13 @@ function needsHealthCheck(spec: JsonObject): boolean {
 function validateTrafficPolicies(spec: JsonObject): FieldError[] {
   const errors: FieldError[] = [];
   const external = stringOf(spec.externalTrafficPolicy);
-  if (!externallyAccessible(spec)) {
+  if (!needsExternalTrafficPolicy(spec)) {
     if (external !== '') {
       errors.push(
         fieldInvalid(
           'spec.externalTrafficPolicy',
           external,
-          'may only be set for externally-accessible services',
+          "may only be set when `type` is 'NodePort' or 'LoadBalancer'",
         ),
       );
     }

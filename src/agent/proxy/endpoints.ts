@@ -1,0 +1,135 @@
+// The endpoints of each service port, read from the service's EndpointSlices as kube-proxy's
+// endpointslice cache reads them (pkg/proxy/endpointslicecache.go): a slice port's name and
+// protocol pick the service port, so a targetPort given by name resolves per endpoint; the first
+// address of an endpoint counts; the same ip:port in two slices counts once.
+import type { EndpointSlice } from '../../api/types/discovery-v1.generated.js';
+import { endpointChain, type LowerProtocol, servicePortNameString } from './chain-names.js';
+import { SERVICE_PROXY_NAME_LABEL } from './service-ports.js';
+
+/** The label naming an EndpointSlice's service. */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+
+export interface EndpointInfo {
+  readonly ip: string;
+  readonly port: number;
+  /** `ip:port`. */
+  readonly endpoint: string;
+  readonly ready: boolean;
+  readonly serving: boolean;
+  readonly terminating: boolean;
+  /** On this node. */
+  readonly isLocal: boolean;
+  readonly chain: string;
+}
+
+/** Key of one service port: `ns/name:port` and its protocol. */
+export function servicePortKey(nameString: string, protocol: LowerProtocol): string {
+  return `${nameString}/${protocol}`;
+}
+
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+/** Endpoints by service port key, each list sorted by address. Malformed entries are skipped. */
+export function endpointsBySlicePort(
+  slices: Iterable<EndpointSlice>,
+  nodeName: string,
+): Map<string, EndpointInfo[]> {
+  const byPort = new Map<string, Map<string, EndpointInfo>>();
+  for (const slice of slices) {
+    const labels = slice.metadata?.labels ?? {};
+    const service = labels[SERVICE_NAME_LABEL];
+    if (!service || labels[SERVICE_PROXY_NAME_LABEL] !== undefined || slice.addressType !== 'IPv4') continue;
+    const namespace = slice.metadata?.namespace ?? 'default';
+    for (const port of Array.isArray(slice.ports) ? slice.ports : []) {
+      const protocol = (port.protocol ?? 'TCP').toLowerCase();
+      if (protocol !== 'tcp' && protocol !== 'udp' && protocol !== 'sctp') continue;
+      if (!Number.isInteger(port.port) || port.port! < 1 || port.port! > 65535) continue;
+      const nameString = servicePortNameString(namespace, service, port.name ?? '');
+      const key = servicePortKey(nameString, protocol);
+      let endpoints = byPort.get(key);
+      if (!endpoints) {
+        endpoints = new Map();
+        byPort.set(key, endpoints);
+      }
+      for (const endpoint of Array.isArray(slice.endpoints) ? slice.endpoints : []) {
+        const ip = endpoint.addresses?.[0];
+        if (typeof ip !== 'string' || !IPV4.test(ip)) continue;
+        const address = `${ip}:${port.port}`;
+        if (endpoints.has(address)) continue;
+        const conditions = endpoint.conditions ?? {};
+        const ready = conditions.ready !== false;
+        endpoints.set(address, {
+          ip,
+          port: port.port!,
+          endpoint: address,
+          ready,
+          serving: conditions.serving !== false,
+          terminating: conditions.terminating === true,
+          isLocal: endpoint.nodeName === nodeName,
+          chain: endpointChain(nameString, protocol, address),
+        });
+      }
+    }
+  }
+  const result = new Map<string, EndpointInfo[]>();
+  for (const [key, endpoints] of byPort) {
+    result.set(key, [...endpoints.values()].sort(compareEndpoints));
+  }
+  return result;
+}
+
+function compareEndpoints(a: EndpointInfo, b: EndpointInfo): number {
+  const octets = (ip: string) => ip.split('.').map(Number);
+  const [x, y] = [octets(a.ip), octets(b.ip)];
+  for (let i = 0; i < 4; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return a.port - b.port;
+}
+
+export interface CategorizedEndpoints {
+  /** Endpoints for Cluster policy: ready ones, else serving-and-terminating ones. */
+  readonly cluster: readonly EndpointInfo[];
+  /** This node's endpoints for Local policy, with the same fallback. */
+  readonly local: readonly EndpointInfo[];
+  /** Every endpoint some rule reaches: each gets a KUBE-SEP chain. */
+  readonly reachable: readonly EndpointInfo[];
+  /** Whether the service has usable endpoints anywhere. */
+  readonly hasAny: boolean;
+}
+
+/** pkg/proxy/topology.go's CategorizeEndpoints, without topology hints. */
+export function categorizeEndpoints(
+  endpoints: readonly EndpointInfo[],
+  usesCluster: boolean,
+  usesLocal: boolean,
+): CategorizedEndpoints {
+  let cluster: EndpointInfo[] = [];
+  let hasAny = false;
+  if (usesCluster) {
+    cluster = endpoints.filter((ep) => ep.ready);
+    if (cluster.length === 0) cluster = endpoints.filter((ep) => ep.serving && ep.terminating);
+    hasAny = cluster.length > 0;
+  }
+  if (!usesLocal) return { cluster, local: [], reachable: cluster, hasAny };
+  let hasLocalReady = false;
+  let hasLocalServingTerminating = false;
+  for (const ep of endpoints) {
+    if (ep.ready) {
+      hasAny = true;
+      if (ep.isLocal) hasLocalReady = true;
+    } else if (ep.serving && ep.terminating) {
+      hasAny = true;
+      if (ep.isLocal) hasLocalServingTerminating = true;
+    }
+  }
+  let local: EndpointInfo[] = [];
+  if (hasLocalReady) local = endpoints.filter((ep) => ep.isLocal && ep.ready);
+  else if (hasLocalServingTerminating) {
+    local = endpoints.filter((ep) => ep.isLocal && ep.serving && ep.terminating);
+  }
+  if (!usesCluster) return { cluster, local, reachable: local, hasAny };
+  // Ready local endpoints are among the cluster ones; only the terminating fallback adds some.
+  if (hasLocalReady || !hasLocalServingTerminating) return { cluster, local, reachable: cluster, hasAny };
+  const merged = new Map<string, EndpointInfo>();
+  for (const ep of [...cluster, ...local]) merged.set(ep.endpoint, ep);
+  return { cluster, local, reachable: [...merged.values()], hasAny };
+}
