@@ -50,6 +50,9 @@ export interface ResourceHandlerDeps {
   podEviction?: PodEvictionHandler;
   /** nodes/proxy: forwards the request to the node's kubelet (node-proxy.ts). */
   nodeProxy?: NodeProxyHandler;
+  /** pods/proxy and services/proxy: forward to the pod, or a ready endpoint (pod-proxy.ts, service-proxy.ts). */
+  podProxy?: NodeProxyHandler;
+  serviceProxy?: NodeProxyHandler;
 }
 
 /** Serves the REST verbs of one resource and its subresources. */
@@ -60,10 +63,16 @@ export class ResourceHandler {
     const { info } = resources;
     const sub = request.subresource;
     if (sub !== '' && !info.subresources.some((s) => s.name === sub)) throw notFoundPath();
-    // A proxy takes every method, OPTIONS (no verb) too. Pods' and services' are not served yet.
+    // A proxy takes every method, OPTIONS (no verb) too.
     if (sub === 'proxy' && request.verb !== 'watch') {
-      if (info.group !== '' || info.resource !== 'nodes' || !this.deps.nodeProxy) throw notFoundPath();
-      return this.deps.nodeProxy(ctx, resources, request);
+      const proxies = {
+        nodes: this.deps.nodeProxy,
+        pods: this.deps.podProxy,
+        services: this.deps.serviceProxy,
+      };
+      const proxy = info.group === '' ? proxies[info.resource as keyof typeof proxies] : undefined;
+      if (!proxy) throw notFoundPath();
+      return proxy(ctx, resources, request);
     }
     const subInfo = info.subresources.find((s) => s.name === sub);
     if (subInfo && !subInfo.verbs.includes(request.verb as never))

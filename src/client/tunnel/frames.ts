@@ -80,3 +80,9 @@ export class FrameReader {
     return taken;
   }
 }
+
+/**
+ * Where an agent opens its node's tunnel: an HTTP/2 POST whose request and response bodies are
+ * the two directions of the frame stream. Only node identities may open one.
+ */
+export const TUNNEL_PATH = '/tkube-internal/v1/tunnel';

@@ -1,0 +1,62 @@
+// The control plane's end of the node tunnels (konnectivity-server's role): each node's agent
+// holds one open on TUNNEL_PATH as its node identity, and the apiserver's dialer opens TCP streams
+// through it into that node's network. A node reconnecting replaces its older tunnel.
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import { Duplex } from 'node:stream';
+import { TunnelSession, type TunnelTarget } from '../../client/tunnel/tunnel-session.js';
+import type { TunnelStream } from '../../client/tunnel/tunnel-stream.js';
+import { nodeNameOf } from '../auth/node/identity.js';
+import type { RequestContext } from '../http/types.js';
+import { badRequest, methodNotAllowedOnPath, StatusError } from '../status.js';
+
+export class NodeTunnels {
+  private readonly sessions = new Map<string, TunnelSession>();
+
+  /** Whether `node` has a tunnel connected now. */
+  has(node: string): boolean {
+    return this.sessions.get(node)?.closed === false;
+  }
+
+  /** A stream to `target` inside `node`'s network, through its tunnel. */
+  open(node: string, target: TunnelTarget): Promise<TunnelStream> {
+    const session = this.sessions.get(node);
+    if (!session || session.closed) {
+      return Promise.reject(new Error(`no tunnel from node "${node}" is connected`));
+    }
+    return session.open(target);
+  }
+
+  /** Serves TUNNEL_PATH: answers 200 and keeps the request as the node's tunnel until it ends. */
+  async serve(ctx: RequestContext): Promise<void> {
+    const node = nodeNameOf(ctx.user);
+    if (node === undefined || node === '') {
+      throw new StatusError(
+        403,
+        'Forbidden',
+        `User "${ctx.user.name}" cannot open a node tunnel: only nodes may`,
+      );
+    }
+    if (ctx.method !== 'POST') throw methodNotAllowedOnPath();
+    if (!('stream' in ctx.req)) throw badRequest('a node tunnel needs HTTP/2');
+    const req = ctx.req as Http2ServerRequest;
+    const res = ctx.res as Http2ServerResponse;
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store' });
+    const session = new TunnelSession(Duplex.from({ readable: req, writable: res }));
+    this.sessions.get(node)?.close(new Error('replaced by a newer tunnel from the node'));
+    this.sessions.set(node, session);
+    console.log(`apiserver: tunnel from node ${node} connected`);
+    await new Promise<void>((resolve) =>
+      session.onClose((error) => {
+        if (this.sessions.get(node) === session) this.sessions.delete(node);
+        console.log(`apiserver: tunnel from node ${node} closed: ${error.message}`);
+        resolve();
+      }),
+    );
+  }
+
+  /** Closes every tunnel (the control plane stops). */
+  closeAll(): void {
+    for (const session of this.sessions.values()) session.close(new Error('control plane stopping'));
+    this.sessions.clear();
+  }
+}
