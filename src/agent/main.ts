@@ -14,6 +14,7 @@ import { PodNetwork } from './network/pod-network.js';
 import { NodeLease } from './node/lease.js';
 import { NodeStatusManager } from './node/node-status.js';
 import { readNodeFacts } from './node/system-info.js';
+import { TunnelClient } from './tunnel/tunnel-client.js';
 
 const NETWORK_NOT_READY =
   'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized';
@@ -120,7 +121,16 @@ async function main(): Promise<void> {
     });
     abort.signal.addEventListener('abort', () => void server.close(), { once: true });
   }
-  await Promise.all([network.run(abort.signal), kubelet.run(abort.signal)]);
+  // The control plane's way into this node where the host cannot route to it (pods, the kubelet).
+  const tunnel = new TunnelClient({
+    server: config.server,
+    ca,
+    cert,
+    key,
+    nodeIP: config.nodeIP,
+    podCIDRs: () => registered?.spec?.podCIDRs ?? (config.podCIDR ? [config.podCIDR] : []),
+  });
+  await Promise.all([network.run(abort.signal), kubelet.run(abort.signal), tunnel.run(abort.signal)]);
   await informers.stop();
   await Promise.all([client.close(), networkClient.close()]);
 }

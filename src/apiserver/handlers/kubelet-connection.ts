@@ -80,9 +80,10 @@ export async function sendToKubelet(
   const requestOptions: RequestOptions & Record<string, unknown> = {
     method: options.method,
     headers: options.headers,
-    agent: false,
     timeout: DIAL_TIMEOUT_MS,
     ...tls,
+    // An agent would open its own socket: a dialed connection goes without one.
+    ...(!dialed && { agent: false }),
     // TLS over the dialed connection; SNI only for names, as Go's client sends it.
     ...(dialed && {
       createConnection: () =>
