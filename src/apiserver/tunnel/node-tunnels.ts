@@ -17,6 +17,11 @@ export class NodeTunnels {
     return this.sessions.get(node)?.closed === false;
   }
 
+  /** Streams open (or opening) through `node`'s tunnel now: none should outlive its request. */
+  openStreams(node: string): number {
+    return this.sessions.get(node)?.openStreams ?? 0;
+  }
+
   /** A stream to `target` inside `node`'s network, through its tunnel. */
   open(node: string, target: TunnelTarget): Promise<TunnelStream> {
     const session = this.sessions.get(node);

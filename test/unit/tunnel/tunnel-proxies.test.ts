@@ -294,6 +294,47 @@ describe('the proxy subresources through a node tunnel', () => {
     expect(tunnel.allows({ host: POD_IP, port: 0 })).toBe(false);
   });
 
+  it('leaves no stream open once the requests are answered', async () => {
+    await call('GET', '/api/v1/namespaces/default/pods/web:8080/proxy/one');
+    await call('GET', '/api/v1/namespaces/default/pods/web:9/proxy/refused');
+    await eventually(async () => (controlPlane.apiServer.tunnels.openStreams(NODE) === 0 ? true : undefined));
+  });
+
+  it('takes tunnels over HTTP/2 only', async () => {
+    const ca = loadCertificateAuthority(read('ca.crt'), read('ca.key'));
+    const nodeCert = await issueClientCertificate(ca, {
+      user: `system:node:${NODE}`,
+      groups: ['system:nodes'],
+    });
+    const answer = await new Promise<Answer>((resolve, reject) => {
+      const outgoing = request(
+        {
+          host: '127.0.0.1',
+          port: controlPlane.port,
+          method: 'POST',
+          path: '/tkube-internal/v1/tunnel',
+          ca: ca.certificatePem,
+          cert: nodeCert.certificatePem,
+          key: nodeCert.privateKeyPem,
+          agent: false,
+        },
+        (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => {
+            body += chunk.toString();
+          });
+          response.on('end', () =>
+            resolve({ code: response.statusCode ?? 0, headers: response.headers, body }),
+          );
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+    expect(answer.code).toBe(400);
+    expect(JSON.parse(answer.body).message).toBe('a node tunnel needs HTTP/2');
+  });
+
   it('reconnects when the control plane drops the tunnel, and proxies again', async () => {
     const before = tunnel.connections;
     controlPlane.apiServer.tunnels.closeAll();
@@ -303,4 +344,23 @@ describe('the proxy subresources through a node tunnel', () => {
     const got = await call('GET', '/api/v1/namespaces/default/services/web:80/proxy/again');
     expect(JSON.parse(got.body)).toMatchObject({ url: '/again' });
   });
+
+  it('reconnects after the control plane restarts', async () => {
+    const { port } = controlPlane;
+    const before = tunnel.connections;
+    await controlPlane.stop();
+    process.env.TKUBE_APISERVER_TUNNEL = 'always';
+    try {
+      controlPlane = await startControlPlane({ stateDir: dir, apiPort: port });
+    } finally {
+      delete process.env.TKUBE_APISERVER_TUNNEL;
+    }
+    await eventually(
+      async () =>
+        tunnel.connections > before && controlPlane.apiServer.tunnels.has(NODE) ? true : undefined,
+      20_000,
+    );
+    const got = await call('GET', '/api/v1/namespaces/default/pods/web:8080/proxy/restarted');
+    expect(JSON.parse(got.body)).toMatchObject({ url: '/restarted' });
+  }, 60_000);
 });
