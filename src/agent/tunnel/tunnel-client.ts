@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ipv4CidrContains, parseIpv4, parseIpv4Cidr } from '../../api/ipv4.js';
 import { TUNNEL_PATH } from '../../client/tunnel/frames.js';
+import { keepAlive } from '../../client/tunnel/keepalive.js';
 import { TunnelSession, type TunnelTarget } from '../../client/tunnel/tunnel-session.js';
 import { Backoff } from '../kubelet/backoff.js';
 
@@ -28,6 +29,8 @@ export interface TunnelClientOptions {
 }
 
 const INITIAL_RETRY_MS = 500;
+const PING_INTERVAL_MS = 15_000;
+const ANSWER_TIMEOUT_MS = 30_000;
 const MAX_RETRY_MS = 30_000;
 
 function dialTcp({ host, port }: TunnelTarget): Promise<Duplex> {
@@ -98,7 +101,8 @@ export class TunnelClient {
       const done = (error: Error) => {
         if (settled) return;
         settled = true;
-        clearInterval(pinger);
+        stopPings();
+        clearTimeout(answerTimer);
         this.current?.tunnel?.close(error);
         session.destroy();
         this.current = undefined;
@@ -110,18 +114,20 @@ export class TunnelClient {
       session.on('close', () => done(new Error('connection closed')));
       session.on('goaway', () => done(new Error('the control plane closed the connection')));
       // A dead peer (a killed control plane, a lost network) is noticed by pings, not by TCP.
-      const pinger = setInterval(() => {
-        session.ping((error) => {
-          if (error) done(new Error(`ping failed: ${error.message}`));
-        });
-      }, options.pingIntervalMs ?? 15_000);
-      pinger.unref();
+      const stopPings = keepAlive(session, options.pingIntervalMs ?? PING_INTERVAL_MS, done);
+      // A control plane that accepts the connection but never answers is given up too.
+      const answerTimer = setTimeout(
+        () => done(new Error('no answer to the tunnel request')),
+        ANSWER_TIMEOUT_MS,
+      );
+      answerTimer.unref();
       const request = session.request(
         { [constants.HTTP2_HEADER_METHOD]: 'POST', [constants.HTTP2_HEADER_PATH]: TUNNEL_PATH },
         { endStream: false },
       );
       request.on('error', (error) => done(error));
       request.once('response', (headers) => {
+        clearTimeout(answerTimer);
         const status = Number(headers[constants.HTTP2_HEADER_STATUS]);
         if (status !== 200) {
           let body = '';

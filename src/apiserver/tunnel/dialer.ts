@@ -15,9 +15,12 @@ export type TunnelMode = 'always' | 'auto';
 
 export const TUNNEL_MODE_ENV = 'TKUBE_APISERVER_TUNNEL';
 
-/** The mode an environment asks for; anything but `always` is `auto`. */
+/** The mode an environment asks for: `auto` unless set; an unknown value is refused. */
 export function tunnelModeFrom(env: NodeJS.ProcessEnv): TunnelMode {
-  return env[TUNNEL_MODE_ENV] === 'always' ? 'always' : 'auto';
+  const value = env[TUNNEL_MODE_ENV] ?? '';
+  if (value === '' || value === 'auto') return 'auto';
+  if (value === 'always') return 'always';
+  throw new Error(`${TUNNEL_MODE_ENV}=${JSON.stringify(value)}: must be "always" or "auto"`);
 }
 
 /** Opens a connection to host:port; rejects with the socket error (code ECONNREFUSED …). */

@@ -1,13 +1,16 @@
 // The control plane's end of the node tunnels (konnectivity-server's role): each node's agent
 // holds one open on TUNNEL_PATH as its node identity, and the apiserver's dialer opens TCP streams
 // through it into that node's network. A node reconnecting replaces its older tunnel.
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { Http2ServerRequest, Http2ServerResponse, Http2Session } from 'node:http2';
 import { Duplex } from 'node:stream';
+import { keepAlive } from '../../client/tunnel/keepalive.js';
 import { TunnelSession, type TunnelTarget } from '../../client/tunnel/tunnel-session.js';
 import type { TunnelStream } from '../../client/tunnel/tunnel-stream.js';
 import { nodeNameOf } from '../auth/node/identity.js';
 import type { RequestContext } from '../http/types.js';
 import { badRequest, methodNotAllowedOnPath, StatusError } from '../status.js';
+
+const PING_INTERVAL_MS = 15_000;
 
 export class NodeTunnels {
   private readonly sessions = new Map<string, TunnelSession>();
@@ -47,11 +50,16 @@ export class NodeTunnels {
     const res = ctx.res as Http2ServerResponse;
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store' });
     const session = new TunnelSession(Duplex.from({ readable: req, writable: res }));
+    // A node that vanished without closing its connection is noticed, and its tunnel dropped.
+    const stopPings = keepAlive(req.stream.session as Http2Session, PING_INTERVAL_MS, (error) =>
+      session.close(error),
+    );
     this.sessions.get(node)?.close(new Error('replaced by a newer tunnel from the node'));
     this.sessions.set(node, session);
     console.log(`apiserver: tunnel from node ${node} connected`);
     await new Promise<void>((resolve) =>
       session.onClose((error) => {
+        stopPings();
         if (this.sessions.get(node) === session) this.sessions.delete(node);
         console.log(`apiserver: tunnel from node ${node} closed: ${error.message}`);
         resolve();
