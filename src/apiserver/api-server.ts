@@ -194,7 +194,7 @@ export class ApiServer {
       '/healthz': health,
       '/livez': health,
       '/readyz': (ctx) => this.health(ctx, options.ready),
-      '/metrics': (ctx) => sendText(ctx.res, 200, this.metrics.render()),
+      '/metrics': (ctx) => sendText(ctx.res, 200, `${this.metrics.render()}${this.tunnels.metrics.render()}`),
       ...options.paths,
     };
   }

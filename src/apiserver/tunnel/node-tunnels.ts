@@ -6,6 +6,7 @@ import { Duplex } from 'node:stream';
 import { keepAlive } from '../../client/tunnel/keepalive.js';
 import { TunnelSession, type TunnelTarget } from '../../client/tunnel/tunnel-session.js';
 import type { TunnelStream } from '../../client/tunnel/tunnel-stream.js';
+import { MetricsRegistry } from '../../metrics/index.js';
 import { nodeNameOf } from '../auth/node/identity.js';
 import type { RequestContext } from '../http/types.js';
 import { badRequest, methodNotAllowedOnPath, StatusError } from '../status.js';
@@ -14,6 +15,34 @@ const PING_INTERVAL_MS = 15_000;
 
 export class NodeTunnels {
   private readonly sessions = new Map<string, TunnelSession>();
+  /** Rendered on the apiserver's /metrics, beside its request metrics. */
+  readonly metrics = new MetricsRegistry();
+  private readonly connected = this.metrics.gauge({
+    name: 'tkube_apiserver_tunnel_connected',
+    help: 'Whether the node has a tunnel to the apiserver connected (1) or not.',
+    labelNames: ['node'],
+  });
+  private readonly streams = this.metrics.gauge({
+    name: 'tkube_apiserver_tunnel_open_streams',
+    help: 'TCP streams open through the node tunnel now.',
+    labelNames: ['node'],
+  });
+  private readonly dials = this.metrics.counter({
+    name: 'tkube_apiserver_tunnel_dials_total',
+    help: 'Connections the apiserver opened through node tunnels, by node and result (success or failure).',
+    labelNames: ['node', 'result'],
+  });
+
+  constructor() {
+    this.metrics.onCollect(() => {
+      this.connected.reset();
+      this.streams.reset();
+      for (const [node, session] of this.sessions) {
+        this.connected.set([node], session.closed ? 0 : 1);
+        this.streams.set([node], session.openStreams);
+      }
+    });
+  }
 
   /** Whether `node` has a tunnel connected now. */
   has(node: string): boolean {
@@ -26,12 +55,17 @@ export class NodeTunnels {
   }
 
   /** A stream to `target` inside `node`'s network, through its tunnel. */
-  open(node: string, target: TunnelTarget): Promise<TunnelStream> {
+  async open(node: string, target: TunnelTarget): Promise<TunnelStream> {
     const session = this.sessions.get(node);
-    if (!session || session.closed) {
-      return Promise.reject(new Error(`no tunnel from node "${node}" is connected`));
+    try {
+      if (!session || session.closed) throw new Error(`no tunnel from node "${node}" is connected`);
+      const stream = await session.open(target);
+      this.dials.inc([node, 'success']);
+      return stream;
+    } catch (error) {
+      this.dials.inc([node, 'failure']);
+      throw error;
     }
-    return session.open(target);
   }
 
   /** Serves TUNNEL_PATH: answers 200 and keeps the request as the node's tunnel until it ends. */

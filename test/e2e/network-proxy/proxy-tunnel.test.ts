@@ -109,4 +109,21 @@ describe.each<TunnelMode>(['auto', 'always'])('with the apiserver tunnel %s', (m
       expect(healthz.stdout).toBe('ok');
     }
   });
+
+  it('went through the tunnels as the mode says (after the requests above)', async () => {
+    const metrics = await cluster.kubectl(['get', '--raw', '/metrics']);
+    const dials = (node: string) =>
+      Number(
+        new RegExp(`tkube_apiserver_tunnel_dials_total\\{node="${node}",result="success"\\} (\\d+)`).exec(
+          metrics.stdout,
+        )?.[1] ?? 0,
+      );
+    const podNode = (await cluster.pods.get('default', 'web')).spec?.nodeName ?? '';
+    // Pods are beyond the host's routes: through their node's tunnel in either mode.
+    expect(dials(podNode)).toBeGreaterThan(0);
+    // Kubelets (logs, nodes/proxy of every node) through the tunnel only when forced.
+    const otherNode = cluster.nodes.find((node) => node !== podNode)!;
+    if (mode === 'always') expect(dials(otherNode)).toBeGreaterThan(0);
+    else expect(dials(otherNode)).toBe(0);
+  });
 });

@@ -300,6 +300,21 @@ describe('the proxy subresources through a node tunnel', () => {
     await eventually(async () => (controlPlane.apiServer.tunnels.openStreams(NODE) === 0 ? true : undefined));
   });
 
+  it('counts the dials through each tunnel on /metrics', async () => {
+    const metrics = (await call('GET', '/metrics')).body;
+    expect(metrics).toContain(`tkube_apiserver_tunnel_connected{node="${NODE}"} 1`);
+    const successes = /tkube_apiserver_tunnel_dials_total\{node="tn-node-1",result="success"\} (\d+)/.exec(
+      metrics,
+    );
+    const failures = /tkube_apiserver_tunnel_dials_total\{node="tn-node-1",result="failure"\} (\d+)/.exec(
+      metrics,
+    );
+    expect(Number(successes?.[1])).toBeGreaterThan(0);
+    // The refused ports of the earlier tests.
+    expect(Number(failures?.[1])).toBeGreaterThan(0);
+    expect(metrics).toContain(`tkube_apiserver_tunnel_open_streams{node="${NODE}"} 0`);
+  });
+
   it('takes tunnels over HTTP/2 only', async () => {
     const ca = loadCertificateAuthority(read('ca.crt'), read('ca.key'));
     const nodeCert = await issueClientCertificate(ca, {
