@@ -378,4 +378,14 @@ describe('the proxy subresources through a node tunnel', () => {
     const got = await call('GET', '/api/v1/namespaces/default/pods/web:8080/proxy/restarted');
     expect(JSON.parse(got.body)).toMatchObject({ url: '/restarted' });
   }, 60_000);
+
+  it('forgets the tunnel when its agent stops, and says so to a request that needs it', async () => {
+    abort.abort();
+    await eventually(async () => (controlPlane.apiServer.tunnels.has(NODE) ? undefined : true));
+    const got = await call('GET', '/api/v1/namespaces/default/pods/web:8080/proxy/');
+    expect(got.code).toBe(503);
+    expect(JSON.parse(got.body).message).toBe(
+      `error trying to reach service: no tunnel from node "${NODE}" is connected`,
+    );
+  });
 });

@@ -53,17 +53,18 @@ describe('keepAlive', () => {
     await once(session, 'connect');
     let deadAt = 0;
     let reason = '';
-    const stop = keepAlive(session, 100, (error) => {
+    const stop = keepAlive(session, 300, (error) => {
       deadAt = Date.now();
       reason = error.message;
     });
     cleanups.push(stop);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(deadAt).toBe(0);
     const silencedAt = Date.now();
     path.silence();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(reason).toBe('no answer to a ping within 100 ms');
-    expect(deadAt - silencedAt).toBeLessThanOrEqual(300);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(reason).toBe('no answer to a ping within 300 ms');
+    // The ping in flight, then the next one due: two intervals, and some slack for a busy machine.
+    expect(deadAt - silencedAt).toBeLessThanOrEqual(1_000);
   });
 });
