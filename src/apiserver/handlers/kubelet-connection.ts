@@ -1,6 +1,7 @@
 // How kube-apiserver reaches a node's kubelet (pods/log, nodes/proxy): the address of the first
 // preferred type the node reports, the port in status.daemonEndpoints, HTTPS with the apiserver's
-// kubelet client certificate, and dial failures worded as Go's net package words them.
+// kubelet client certificate, and dial failures worded as Go's net package words them. The pod and
+// service proxies send their requests the same way, over a connection the apiserver's dialer opened.
 import type { IncomingMessage } from 'node:http';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';

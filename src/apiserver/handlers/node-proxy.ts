@@ -1,13 +1,10 @@
 // nodes/{name}/proxy/{path}: kube-apiserver forwards the request to the node, by default to its
 // kubelet (`kubectl get --raw /api/v1/nodes/<node>/proxy/metrics`; node-proxy-location.ts decides
 // where), through the upgrade-aware proxy (proxy-forward.ts).
-import type { RequestContext } from '../http/types.js';
-import type { ResourceStore } from '../registry/resource-store.js';
-import type { ResourceRequestInfo } from '../request-info.js';
 import { badRequest } from '../status.js';
 import type { KubeletClientCredentials, KubeletRequest } from './kubelet-connection.js';
 import { nodeProxyLocation } from './node-proxy-location.js';
-import { forwardProxyRequest } from './proxy-forward.js';
+import { forwardProxyRequest, type ProxyHandler } from './proxy-forward.js';
 
 export interface NodeProxyDeps {
   readonly credentials: () => Promise<KubeletClientCredentials>;
@@ -15,13 +12,7 @@ export interface NodeProxyDeps {
   readonly dial?: KubeletRequest['dial'];
 }
 
-export type NodeProxyHandler = (
-  ctx: RequestContext,
-  nodes: ResourceStore,
-  request: ResourceRequestInfo,
-) => Promise<void>;
-
-export function nodeProxyHandler(deps: NodeProxyDeps): NodeProxyHandler {
+export function nodeProxyHandler(deps: NodeProxyDeps): ProxyHandler {
   return async (ctx, nodes, request) => {
     if (ctx.query.has('dryRun')) throw badRequest('dryRun is not supported');
     const location = await nodeProxyLocation(nodes, request.name);

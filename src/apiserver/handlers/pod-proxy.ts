@@ -5,16 +5,15 @@
 import type { KubeObject } from '../../api/object.js';
 import { goQuote } from '../../api/selectors/go-text.js';
 import type { Pod } from '../../api/types/core-v1.generated.js';
-import type { RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { isGlobalUnicastIp, parseIpSloppy } from '../registry/validation/ip.js';
-import type { ResourceRequestInfo } from '../request-info.js';
 import { badRequest } from '../status.js';
 import type { KubeletRequest } from './kubelet-connection.js';
 import { splitSchemeNamePort } from './node-proxy-location.js';
-import { forwardProxyRequest } from './proxy-forward.js';
+import { forwardProxyRequest, type ProxyHandler } from './proxy-forward.js';
 
-export interface ServiceProxyDeps {
+/** How the pod and service proxies reach pods (through their node's tunnel where needed). */
+export interface PodDialDeps {
   readonly dial?: KubeletRequest['dial'];
 }
 
@@ -45,8 +44,8 @@ export async function podProxyLocation(pods: ResourceStore, namespace: string, i
   return proxyOrigin(target.scheme, ip, port);
 }
 
-export function podProxyHandler(deps: ServiceProxyDeps) {
-  return async (ctx: RequestContext, pods: ResourceStore, request: ResourceRequestInfo): Promise<void> => {
+export function podProxyHandler(deps: PodDialDeps): ProxyHandler {
+  return async (ctx, pods, request) => {
     if (ctx.query.has('dryRun')) throw badRequest('dryRun is not supported');
     const origin = await podProxyLocation(pods, request.namespace, request.name);
     await forwardProxyRequest(ctx, request, { origin, dial: deps.dial }, 'pods/proxy');

@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { posix } from 'node:path';
 import type { ApiRequest, RequestContext } from '../http/types.js';
+import type { ResourceStore } from '../registry/resource-store.js';
 import type { ResourceRequestInfo } from '../request-info.js';
 import { badRequest, StatusError } from '../status.js';
 import {
@@ -15,6 +16,13 @@ import {
   sendToKubelet,
   streamResponse,
 } from './kubelet-connection.js';
+
+/** Serves one proxy subresource (nodes/proxy, pods/proxy, services/proxy) of one object. */
+export type ProxyHandler = (
+  ctx: RequestContext,
+  resources: ResourceStore,
+  request: ResourceRequestInfo,
+) => Promise<void>;
 
 /** Where a proxied request goes. */
 export interface ProxyBackend {

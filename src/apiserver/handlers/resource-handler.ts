@@ -34,8 +34,8 @@ import {
   unsupportedMediaType,
 } from '../status.js';
 import { listBodyText } from './list-body.js';
-import type { NodeProxyHandler } from './node-proxy.js';
 import type { PodEvictionHandler } from './pod-eviction.js';
+import type { ProxyHandler } from './proxy-forward.js';
 import { includeObjectParam, loadPrinters, renderList, renderObject } from './render.js';
 import { serveWatch, type WatchSettings } from './watch.js';
 
@@ -49,10 +49,10 @@ export interface ResourceHandlerDeps {
   /** pods/eviction: deletes the pod if its disruption budget allows (pod-eviction.ts). */
   podEviction?: PodEvictionHandler;
   /** nodes/proxy: forwards the request to the node's kubelet (node-proxy.ts). */
-  nodeProxy?: NodeProxyHandler;
+  nodeProxy?: ProxyHandler;
   /** pods/proxy and services/proxy: forward to the pod, or a ready endpoint (pod-proxy.ts, service-proxy.ts). */
-  podProxy?: NodeProxyHandler;
-  serviceProxy?: NodeProxyHandler;
+  podProxy?: ProxyHandler;
+  serviceProxy?: ProxyHandler;
 }
 
 /** Serves the REST verbs of one resource and its subresources. */

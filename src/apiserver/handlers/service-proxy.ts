@@ -6,13 +6,11 @@
 import type { KubeObject } from '../../api/object.js';
 import { goQuote } from '../../api/selectors/go-text.js';
 import type { EndpointAddress, Endpoints, Pod, Service } from '../../api/types/core-v1.generated.js';
-import type { RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import type { ResourceRequestInfo } from '../request-info.js';
 import { badRequest, StatusError } from '../status.js';
 import { splitSchemeNamePort } from './node-proxy-location.js';
-import { proxyOrigin, type ServiceProxyDeps } from './pod-proxy.js';
-import { forwardProxyRequest } from './proxy-forward.js';
+import { type PodDialDeps, proxyOrigin } from './pod-proxy.js';
+import { forwardProxyRequest, type ProxyHandler } from './proxy-forward.js';
 
 export interface ServiceStores {
   readonly services: ResourceStore;
@@ -77,12 +75,8 @@ export async function serviceProxyLocation(
   throw serviceUnavailable(`no endpoints available for service ${goQuote(id)}`);
 }
 
-export function serviceProxyHandler(deps: ServiceProxyDeps & { stores: () => ServiceStores }) {
-  return async (
-    ctx: RequestContext,
-    _services: ResourceStore,
-    request: ResourceRequestInfo,
-  ): Promise<void> => {
+export function serviceProxyHandler(deps: PodDialDeps & { stores: () => ServiceStores }): ProxyHandler {
+  return async (ctx, _services, request) => {
     if (ctx.query.has('dryRun')) throw badRequest('dryRun is not supported');
     const origin = await serviceProxyLocation(deps.stores(), request.namespace, request.name);
     await forwardProxyRequest(ctx, request, { origin, dial: deps.dial }, 'services/proxy');
