@@ -31,6 +31,7 @@ export interface TunnelClientOptions {
 const INITIAL_RETRY_MS = 500;
 const PING_INTERVAL_MS = 15_000;
 const ANSWER_TIMEOUT_MS = 30_000;
+const CARRIER_WINDOW_BYTES = 16 * 1024 * 1024;
 const MAX_RETRY_MS = 30_000;
 
 function dialTcp({ host, port }: TunnelTarget): Promise<Duplex> {
@@ -108,7 +109,14 @@ export class TunnelClient {
         this.current = undefined;
         resolve(error);
       };
-      const session = http2Connect(options.server, { ca: options.ca, cert: options.cert, key: options.key });
+      // Windows wider than HTTP/2's 64 KiB default: every stream into the node shares this one.
+      const session = http2Connect(options.server, {
+        ca: options.ca,
+        cert: options.cert,
+        key: options.key,
+        settings: { initialWindowSize: CARRIER_WINDOW_BYTES },
+      });
+      session.once('connect', () => session.setLocalWindowSize(CARRIER_WINDOW_BYTES));
       this.current = { session };
       session.on('error', (error) => done(error));
       session.on('close', () => done(new Error('connection closed')));

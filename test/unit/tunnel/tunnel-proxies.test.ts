@@ -205,6 +205,14 @@ describe('the proxy subresources through a node tunnel', () => {
     expect(dialed).toContainEqual({ host: POD_IP, port: 8080 });
   });
 
+  it('carries megabytes both ways through the tunnel', async () => {
+    const body = 'x'.repeat(3 * 1024 * 1024);
+    const posted = await call('POST', '/api/v1/namespaces/default/pods/web:8080/proxy/upload', {}, body);
+    expect(posted.code).toBe(200);
+    // The echo answers the whole body back inside its JSON.
+    expect(JSON.parse(posted.body).body).toBe(body);
+  });
+
   it('pods/proxy answers upstream errors', async () => {
     const root = await call('GET', '/api/v1/namespaces/default/pods/web:8080/proxy');
     expect(root).toMatchObject({
