@@ -82,11 +82,15 @@ export class TunnelClient {
         const delay = this.backoff.get('tunnel');
         log(`agent: tunnel to the control plane lost (${error.message}); reconnecting in ${delay} ms`);
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay);
-          signal.addEventListener('abort', () => {
+          const wake = () => {
             clearTimeout(timer);
             resolve();
-          });
+          };
+          const timer = setTimeout(() => {
+            signal.removeEventListener('abort', wake);
+            resolve();
+          }, delay);
+          signal.addEventListener('abort', wake, { once: true });
         });
       }
     } finally {
