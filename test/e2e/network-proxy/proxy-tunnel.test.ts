@@ -5,6 +5,7 @@
 // page on 8080 behind the Service `web` (port 80).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Endpoints } from '../../../src/api/types/core-v1.generated.js';
 import type { TunnelMode } from '../../../src/apiserver/tunnel/dialer.js';
@@ -108,6 +109,26 @@ describe.each<TunnelMode>(['auto', 'always'])('with the apiserver tunnel %s', (m
       expect(healthz.exitCode, healthz.stderr).toBe(0);
       expect(healthz.stdout).toBe('ok');
     }
+  });
+
+  it('keeps a followed log open', async () => {
+    // `kubectl logs -f` stays connected while the container runs: the stream is not cut.
+    // (startKubeletCluster keeps the kubeconfig beside TKUBE_HOME.)
+    const follow = await execa(
+      'kubectl',
+      [
+        '--kubeconfig',
+        join(cluster.home, '..', 'kubeconfig'),
+        '--context',
+        `tkube-${cluster.name}`,
+        'logs',
+        '-f',
+        'web',
+      ],
+      { reject: false, timeout: 3_000 },
+    );
+    expect(follow.timedOut).toBe(true);
+    expect(follow.stdout).toBe('serving');
   });
 
   it('went through the tunnels as the mode says (after the requests above)', async () => {
