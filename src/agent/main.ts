@@ -18,6 +18,7 @@ import { NodeLease } from './node/lease.js';
 import { NodeStatusManager } from './node/node-status.js';
 import { readNodeFacts } from './node/system-info.js';
 import { nodeProxy } from './proxy/index.js';
+import { TunnelClient } from './tunnel/tunnel-client.js';
 
 const NETWORK_NOT_READY =
   'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized';
@@ -159,7 +160,22 @@ async function main(): Promise<void> {
         .run(abort.signal)
         .catch((error: unknown) => console.error(`agent: cluster DNS stopped: ${String(error)}`))
     : undefined;
-  await Promise.all([network.run(abort.signal), kubelet.run(abort.signal), proxy?.run(abort.signal), dns]);
+  // The control plane's way into this node where the host cannot route to it (pods, the kubelet).
+  const tunnel = new TunnelClient({
+    server: config.server,
+    ca,
+    cert,
+    key,
+    nodeIP: config.nodeIP,
+    podCIDRs: () => registered?.spec?.podCIDRs ?? (config.podCIDR ? [config.podCIDR] : []),
+  });
+  await Promise.all([
+    network.run(abort.signal),
+    kubelet.run(abort.signal),
+    proxy?.run(abort.signal),
+    dns,
+    tunnel.run(abort.signal),
+  ]);
   await informers.stop();
   await Promise.all([client.close(), networkClient.close(), proxyClient?.close(), dnsClient?.close()]);
 }

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '../api/object.js';
 import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
 import type { ResourceInfo } from '../api/resources/types.js';
+import { TUNNEL_PATH } from '../client/tunnel/frames.js';
 import type { Store } from '../storage/index.js';
 import { type AdmissionAttributes, AdmissionChain } from './admission/chain.js';
 import { NamespaceCache } from './admission/namespace-cache.js';
@@ -40,7 +41,9 @@ import type { KubeletClientCredentials } from './handlers/kubelet-connection.js'
 import { nodeProxyHandler } from './handlers/node-proxy.js';
 import { podEvictionHandler } from './handlers/pod-eviction.js';
 import { podLogsHandler } from './handlers/pod-logs.js';
+import { podProxyHandler } from './handlers/pod-proxy.js';
 import { ResourceHandler, type ResourceHandlerDeps } from './handlers/resource-handler.js';
+import { serviceProxyHandler } from './handlers/service-proxy.js';
 import type { WatchSettings } from './handlers/watch.js';
 import { negotiateObjectOnly } from './http/negotiate.js';
 import { sendJson, sendStatusError, sendText } from './http/respond.js';
@@ -50,6 +53,8 @@ import { builtinStrategies } from './registry/builtin/index.js';
 import { ResourceStore } from './registry/resource-store.js';
 import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './request-info.js';
 import { badRequest, forbidden, internalError, notFound, pathNotFound, StatusError } from './status.js';
+import { ApiServerDialer, type TunnelMode } from './tunnel/dialer.js';
+import { NodeTunnels } from './tunnel/node-tunnels.js';
 
 /** A handler for a path outside /api and /apis resources (health, version, discovery, openapi). */
 export type PathHandler = (ctx: RequestContext) => void | Promise<void>;
@@ -66,6 +71,8 @@ export interface ApiServerOptions {
   readonly serverAddress?: () => string;
   /** The client certificate pods/log (and later exec, port-forward) present to kubelets. */
   readonly kubeletClient?: () => Promise<KubeletClientCredentials>;
+  /** Whether pods/log and the proxies reach nodes through their tunnels always, or only when needed. */
+  readonly apiServerTunnel?: TunnelMode;
   /** Service-account tokens: the signing key pair, issuer and audiences. */
   readonly serviceAccountTokens?: {
     readonly privateKeyPem: string;
@@ -101,11 +108,17 @@ export class ApiServer {
   /** The custom resources served from CustomResourceDefinitions, and the controllers that keep them. */
   readonly customResources: CustomResourceRegistry;
   private readonly crdControllers: CrdControllers;
+  /** The agents' tunnels into their nodes, and the dialer that uses them. */
+  readonly tunnels = new NodeTunnels();
+  readonly dialer: ApiServerDialer;
 
   constructor(private readonly options: ApiServerOptions) {
     const kubeletCredentials = () =>
       options.kubeletClient?.() ??
       Promise.reject(internalError(new Error('no client certificate for kubelets is configured')));
+    const core = (resource: string) => this.resourceStore('', 'v1', resource)!;
+    this.dialer = new ApiServerDialer(this.tunnels, () => core('nodes'), options.apiServerTunnel ?? 'auto');
+    const { dial } = this.dialer;
     this.handler = new ResourceHandler({
       store: options.store,
       patchSchemaFor: options.patchSchemaFor,
@@ -113,8 +126,14 @@ export class ApiServer {
       podLogs: podLogsHandler({
         nodes: () => this.resourceStore('', 'v1', 'nodes')!,
         credentials: kubeletCredentials,
+        dial,
       }),
-      nodeProxy: nodeProxyHandler({ credentials: kubeletCredentials }),
+      nodeProxy: nodeProxyHandler({ credentials: kubeletCredentials, dial }),
+      podProxy: podProxyHandler({ dial }),
+      serviceProxy: serviceProxyHandler({
+        dial,
+        stores: () => ({ services: core('services'), endpoints: core('endpoints'), pods: core('pods') }),
+      }),
       podEviction: podEvictionHandler({
         budgets: () => this.resourceStore('policy', 'v1', 'poddisruptionbudgets')!,
       }),
@@ -152,7 +171,6 @@ export class ApiServer {
     this.policy = new PolicyCache(options.store);
     this.nodeGraph = new NodeGraphPopulator(options.store);
     this.authorizer = nodeAndRbacAuthorizer(this.nodeGraph.graph, this.policy);
-    const core = (resource: string) => this.resourceStore('', 'v1', resource)!;
     const chain = new AdmissionChain([
       serviceAccountAdmission(serviceAccounts),
       nodeRestrictionAdmission({ pods: core('pods'), nodes: core('nodes') }),
@@ -194,7 +212,7 @@ export class ApiServer {
       '/healthz': health,
       '/livez': health,
       '/readyz': (ctx) => this.health(ctx, options.ready),
-      '/metrics': (ctx) => sendText(ctx.res, 200, this.metrics.render()),
+      '/metrics': (ctx) => sendText(ctx.res, 200, `${this.metrics.render()}${this.tunnels.metrics.render()}`),
       ...options.paths,
     };
   }
@@ -306,6 +324,8 @@ export class ApiServer {
         await this.handler.handle(ctx, info, store);
         return;
       }
+      // Only nodes open tunnels: the tunnel server checks the Node identity itself.
+      if (path === TUNNEL_PATH) return this.tunnels.serve(ctx);
       this.authorize(user, info, url.searchParams);
       const handler = this.paths[path] ?? this.paths[path.replace(/\/+$/, '')];
       if (handler) {
@@ -359,6 +379,7 @@ export class ApiServer {
   }
 
   stop(): void {
+    this.tunnels.closeAll();
     this.policy.stop();
     this.nodeGraph.stop();
     this.crdControllers.stop();

@@ -9,6 +9,7 @@ import type { WatchSettings } from '../apiserver/handlers/watch.js';
 import { APISERVER_HTTP2_SETTINGS, widenConnectionWindow } from '../apiserver/http/http2-windows.js';
 import type { UserInfo } from '../apiserver/http/types.js';
 import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';
+import { tunnelModeFrom } from '../apiserver/tunnel/dialer.js';
 import { HTTP2_SESSION_MEMORY_MB } from '../client/rest/connection.js';
 import type { Client } from '../client/types.js';
 import { type ClusterSettings, DEFAULT_CLUSTER_SETTINGS } from '../controllers/context.js';
@@ -91,6 +92,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     watch: options.watch,
     serverAddress: () => `127.0.0.1:${port}`,
     kubeletClient: kubeletClientCredentials,
+    apiServerTunnel: tunnelModeFrom(process.env),
     serviceAccountTokens: {
       privateKeyPem: pki.serviceAccount.privateKeyPem,
       publicKeyPem: pki.serviceAccount.publicKeyPem,

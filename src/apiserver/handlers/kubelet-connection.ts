@@ -1,10 +1,13 @@
 // How kube-apiserver reaches a node's kubelet (pods/log, nodes/proxy): the address of the first
 // preferred type the node reports, the port in status.daemonEndpoints, HTTPS with the apiserver's
-// kubelet client certificate, and dial failures worded as Go's net package words them.
+// kubelet client certificate, and dial failures worded as Go's net package words them. The pod and
+// service proxies send their requests the same way, over a connection the apiserver's dialer opened.
 import type { IncomingMessage } from 'node:http';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { Readable } from 'node:stream';
+import { isIP } from 'node:net';
+import type { Duplex, Readable } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
 import { dialErrorText } from '../../api/go-net-errors.js';
 import type { Node } from '../../api/types/core-v1.generated.js';
 import type { ApiResponse } from '../http/types.js';
@@ -44,30 +47,52 @@ export interface KubeletRequest {
   readonly credentials?: KubeletClientCredentials;
   readonly insecureSkipVerify?: boolean;
   readonly body?: Readable;
+  /** Opens the connection (through a node's tunnel where needed); plain sockets when absent. */
+  readonly dial?: (host: string, port: number) => Promise<Duplex>;
   /** Destroying the request when the client goes away. */
   readonly signal: { once(event: 'close', listener: () => void): unknown };
 }
 
 /** Sends the request; rejects with the dial error (as Go words it) when no answer comes. */
-export function sendToKubelet(
+export async function sendToKubelet(
   options: KubeletRequest,
   wrapError: (dialText: string) => Error,
 ): Promise<IncomingMessage> {
   const { url } = options;
   const https = url.protocol === 'https:';
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = Number(url.port || (https ? 443 : 80));
+  const address = `${url.hostname}:${port}`;
+  const tls = https && {
+    ca: options.credentials?.caPem,
+    cert: options.credentials?.certificatePem,
+    key: options.credentials?.privateKeyPem,
+    rejectUnauthorized: options.credentials !== undefined && !options.insecureSkipVerify,
+  };
+  let connection: Duplex | undefined;
+  if (options.dial) {
+    try {
+      connection = await options.dial(host, port);
+    } catch (error) {
+      throw wrapError(dialErrorText(address, error));
+    }
+  }
+  const dialed = connection;
   const requestOptions: RequestOptions & Record<string, unknown> = {
     method: options.method,
     headers: options.headers,
-    agent: false,
     timeout: DIAL_TIMEOUT_MS,
-    ...(https && {
-      ca: options.credentials?.caPem,
-      cert: options.credentials?.certificatePem,
-      key: options.credentials?.privateKeyPem,
-      rejectUnauthorized: options.credentials !== undefined && !options.insecureSkipVerify,
+    ...tls,
+    // An agent would open its own socket: a dialed connection goes without one.
+    ...(!dialed && { agent: false }),
+    // TLS over the dialed connection; SNI only for names, as Go's client sends it.
+    ...(dialed && {
+      createConnection: () =>
+        tls
+          ? tlsConnect({ ...tls, socket: dialed, host, ...(isIP(host) === 0 && { servername: host }) })
+          : dialed,
     }),
   };
-  const address = `${url.hostname}:${url.port || (https ? 443 : 80)}`;
   return new Promise<IncomingMessage>((resolve, reject) => {
     const outgoing = (https ? httpsRequest : httpRequest)(url, requestOptions);
     outgoing.on('response', (response) => {
@@ -78,8 +103,14 @@ export function sendToKubelet(
     outgoing.on('timeout', () =>
       outgoing.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
     );
-    outgoing.on('error', (error) => reject(wrapError(dialErrorText(address, error))));
-    options.signal.once('close', () => outgoing.destroy());
+    outgoing.on('error', (error) => {
+      dialed?.destroy();
+      reject(wrapError(dialErrorText(address, error)));
+    });
+    options.signal.once('close', () => {
+      outgoing.destroy();
+      dialed?.destroy();
+    });
     if (options.body) options.body.pipe(outgoing);
     else outgoing.end();
   });

@@ -13,7 +13,7 @@ import { isGlobalUnicastIp, parseIpSloppy } from '../registry/validation/ip.js';
 import { badRequest } from '../status.js';
 import { kubeletAddress } from './kubelet-connection.js';
 
-interface NodeProxyTarget {
+export interface NodeProxyTarget {
   readonly scheme: '' | 'http' | 'https';
   readonly name: string;
   readonly port: string;
@@ -27,7 +27,7 @@ export interface NodeProxyLocation {
 }
 
 /** utilnet.SplitSchemeNamePort: `name`, `name:port` or `scheme:name:port` (scheme http, https or empty). */
-function parseNodeProxyTarget(id: string): NodeProxyTarget | undefined {
+export function splitSchemeNamePort(id: string): NodeProxyTarget | undefined {
   const parts = id.split(':');
   if (parts.length > 3) return undefined;
   const [scheme, name, port] = parts.length === 3 ? parts : ['', parts[0]!, parts[1] ?? ''];
@@ -54,7 +54,7 @@ async function checkProxyable(host: string): Promise<void> {
 
 /** The origin nodes/{id}/proxy forwards to; throws the Status upstream answers when there is none. */
 export async function nodeProxyLocation(nodes: ResourceStore, id: string): Promise<NodeProxyLocation> {
-  const target = parseNodeProxyTarget(id);
+  const target = splitSchemeNamePort(id);
   if (!target) throw badRequest(`invalid node request ${goQuote(id)}`);
   const node = (await nodes.get('', target.name)) as KubeObject as Node;
   const { host, port } = kubeletAddress(node);

@@ -11,6 +11,7 @@ import type { ResourceStore } from '../registry/resource-store.js';
 import { badRequest, internalError, invalid, StatusError, type StatusReason } from '../status.js';
 import {
   type KubeletClientCredentials,
+  type KubeletRequest,
   kubeletAddress,
   sendToKubelet,
   streamResponse,
@@ -19,6 +20,8 @@ import {
 export interface PodLogsDeps {
   readonly nodes: () => ResourceStore;
   readonly credentials: () => Promise<KubeletClientCredentials>;
+  /** How the kubelet is reached (directly or through its node's tunnel). */
+  readonly dial?: KubeletRequest['dial'];
 }
 
 /** How much of a kubelet's error body becomes the message. */
@@ -117,6 +120,7 @@ export function podLogsHandler(deps: PodLogsDeps) {
         method: 'GET',
         credentials,
         insecureSkipVerify: options.insecureSkipTLSVerifyBackend,
+        dial: deps.dial,
         signal: ctx.res,
       },
       (dialText) => internalError(new Error(`Get "${url.href}": ${dialText}`)),

@@ -37,8 +37,8 @@ import {
   unsupportedMediaType,
 } from '../status.js';
 import { listBodyText } from './list-body.js';
-import type { NodeProxyHandler } from './node-proxy.js';
 import type { PodEvictionHandler } from './pod-eviction.js';
+import type { ProxyHandler } from './proxy-forward.js';
 import { includeObjectParam, loadPrinters, renderList, renderObject } from './render.js';
 import { serveWatch, type WatchSettings } from './watch.js';
 
@@ -52,7 +52,10 @@ export interface ResourceHandlerDeps {
   /** pods/eviction: deletes the pod if its disruption budget allows (pod-eviction.ts). */
   podEviction?: PodEvictionHandler;
   /** nodes/proxy: forwards the request to the node's kubelet (node-proxy.ts). */
-  nodeProxy?: NodeProxyHandler;
+  nodeProxy?: ProxyHandler;
+  /** pods/proxy and services/proxy: forward to the pod, or a ready endpoint (pod-proxy.ts, service-proxy.ts). */
+  podProxy?: ProxyHandler;
+  serviceProxy?: ProxyHandler;
 }
 
 /** Serves the REST verbs of one resource and its subresources. */
@@ -63,10 +66,16 @@ export class ResourceHandler {
     const { info } = resources;
     const sub = request.subresource;
     if (sub !== '' && !info.subresources.some((s) => s.name === sub)) throw notFoundPath();
-    // A proxy takes every method, OPTIONS (no verb) too. Pods' and services' are not served yet.
+    // A proxy takes every method, OPTIONS (no verb) too.
     if (sub === 'proxy' && request.verb !== 'watch') {
-      if (info.group !== '' || info.resource !== 'nodes' || !this.deps.nodeProxy) throw notFoundPath();
-      return this.deps.nodeProxy(ctx, resources, request);
+      const proxies = {
+        nodes: this.deps.nodeProxy,
+        pods: this.deps.podProxy,
+        services: this.deps.serviceProxy,
+      };
+      const proxy = info.group === '' ? proxies[info.resource as keyof typeof proxies] : undefined;
+      if (!proxy) throw notFoundPath();
+      return proxy(ctx, resources, request);
     }
     const subInfo = info.subresources.find((s) => s.name === sub);
     if (subInfo && !subInfo.verbs.includes(request.verb as never))

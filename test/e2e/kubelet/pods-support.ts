@@ -54,12 +54,18 @@ export interface KubeletCluster {
   readonly nodes: readonly string[];
   readonly client: Client;
   readonly pods: ResourceClient<Pod>;
+  /** The cluster's private TKUBE_HOME. */
+  readonly home: string;
   kubectl(args: string[], input?: string): Promise<{ exitCode: number; stdout: string; stderr: string }>;
   down(): Promise<void>;
 }
 
-/** `tkube up <suite> --nodes 2` (or `nodes`), the busybox image loaded. */
-export async function startKubeletCluster(suite: string, nodes = 2): Promise<KubeletCluster> {
+/** `tkube up <suite> --nodes 2` (or `nodes`), the busybox image loaded; `extraEnv` goes to `tkube up`. */
+export async function startKubeletCluster(
+  suite: string,
+  nodes = 2,
+  extraEnv: Record<string, string> = {},
+): Promise<KubeletCluster> {
   const name = e2eClusterName(suite);
   const dir = mkdtempSync(join(tmpdir(), `tkube-e2e-${suite}-`));
   const env = {
@@ -68,6 +74,7 @@ export async function startKubeletCluster(suite: string, nodes = 2): Promise<Kub
     HOME: dir,
     CI: 'true',
     PATH: process.env.PATH ?? '',
+    ...extraEnv,
   };
   await Promise.all([sharedNodeImage(), buildBusyboxImage()]);
   const up = await tkube(['up', name, '--nodes', String(nodes)], env);
@@ -80,6 +87,7 @@ export async function startKubeletCluster(suite: string, nodes = 2): Promise<Kub
     nodes: Array.from({ length: nodes }, (_, i) => `${name}-node-${i}`),
     client,
     pods: client.resource<Pod>(PODS),
+    home: env.TKUBE_HOME,
     async kubectl(args, input) {
       const result = await execa('kubectl', ['--context', `tkube-${name}`, ...args], {
         env,
