@@ -1,0 +1,287 @@
+// The ValidatingAdmissionPolicy admission plugin (k8s.io/apiserver/pkg/admission/plugin/policy/
+// validating: plugin.go, dispatcher.go): for each request, every binding whose policy's match
+// constraints and own match resources select it is evaluated once per param, and its failures are
+// acted on as the binding's validationActions say: Deny refuses the request with the first
+// failure (Status reason from the validation, Invalid by default), Warn adds a Warning header,
+// Audit would annotate the audit event (tkube keeps no audit log, so Audit and auditAnnotations
+// are evaluated and their results dropped). Configuration errors (a missing paramKind resource,
+// a missing param under `parameterNotFoundAction: Deny`) follow the policy's failurePolicy.
+import type { KubeObject } from '../../../api/object.js';
+import { type LabelSelectorObject, labelSelectorFromObject } from '../../../api/selectors/index.js';
+import type {
+  ParamKind,
+  ParamRef,
+  ValidatingAdmissionPolicyBinding,
+} from '../../../api/types/admissionregistration-v1.generated.js';
+import { type AuthorizeFunction, CelAuthorizer } from '../../cel/library/authz.js';
+import { forbidden, StatusError, type StatusReason } from '../../status.js';
+import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
+import type { ObjectLister } from '../object-cache.js';
+import { displayName } from '../plugins/lookup.js';
+import type { CompiledPolicy } from './compile.js';
+import { evaluatePolicy, type PolicyDecision } from './evaluate.js';
+import { type MatchRequest, matchesResources } from './matching.js';
+import type { PolicyCache } from './policy-cache.js';
+
+/** Where the params of a paramKind are read, or undefined when no such resource is served. */
+export type ParamSource = (paramKind: ParamKind) => { namespaced: boolean; lister: ObjectLister } | undefined;
+
+export interface ValidatingAdmissionPolicyOptions {
+  readonly policies: PolicyCache;
+  readonly namespaces: ObjectLister;
+  readonly params: ParamSource;
+  /** Other served versions of a group's resource, for matchPolicy Equivalent. */
+  readonly equivalentVersions?: (group: string, resource: string) => readonly string[];
+  /** Answers `authorizer` checks in expressions. */
+  readonly authorize?: AuthorizeFunction;
+}
+
+/** A denial before the message is formatted: the policy, the binding (if any) and the decision. */
+interface Denial {
+  readonly policy: string;
+  readonly binding?: string | undefined;
+  readonly message: string;
+  readonly reason: string;
+}
+
+class ConfigurationError extends Error {}
+
+const STATUS_CODES: Readonly<Record<string, number>> = {
+  Forbidden: 403,
+  Unauthorized: 401,
+  RequestEntityTooLarge: 413,
+  Invalid: 422,
+};
+
+function denialError(attributes: AdmissionAttributes, denial: Denial): StatusError {
+  const text =
+    denial.binding !== undefined
+      ? `ValidatingAdmissionPolicy '${denial.policy}' with binding '${denial.binding}' denied request: ${denial.message}`
+      : `ValidatingAdmissionPolicy '${denial.policy}' denied request: ${denial.message}`;
+  const name = attributes.name || (attributes.object ? displayName(attributes.object) : '');
+  const base = forbidden(attributes.resource, name, text);
+  const reason = (denial.reason || 'Invalid') as StatusReason;
+  return new StatusError(STATUS_CODES[reason] ?? 500, reason, base.message, {
+    ...base.details,
+    causes: [{ message: text }],
+  });
+}
+
+/** The `request` variable (admission.k8s.io AdmissionRequest as CEL sees it). */
+function admissionRequest(attributes: AdmissionAttributes): Record<string, unknown> {
+  const { resource } = attributes;
+  const kind = { group: resource.group, version: resource.version, kind: resource.kind };
+  const gvr = { group: resource.group, version: resource.version, resource: resource.resource };
+  const user = attributes.user;
+  return {
+    kind,
+    resource: gvr,
+    subResource: attributes.subresource,
+    requestKind: kind,
+    requestResource: gvr,
+    requestSubResource: attributes.subresource,
+    name: attributes.name,
+    namespace: attributes.namespace,
+    operation: attributes.operation,
+    userInfo: {
+      username: user?.name ?? '',
+      uid: user?.uid ?? '',
+      groups: [...(user?.groups ?? [])],
+      extra: user?.extra ?? {},
+    },
+    dryRun: attributes.dryRun,
+  };
+}
+
+/** The `namespaceObject` variable: the namespace's metadata, spec and status. */
+function namespaceVariable(namespace: KubeObject | undefined): unknown {
+  if (namespace === undefined) return null;
+  const meta = namespace.metadata ?? {};
+  return {
+    metadata: {
+      name: meta.name,
+      generateName: meta.generateName,
+      uid: meta.uid,
+      labels: meta.labels,
+      annotations: meta.annotations,
+      creationTimestamp: meta.creationTimestamp,
+      deletionTimestamp: meta.deletionTimestamp,
+    },
+    spec: namespace.spec,
+    status: namespace.status,
+  };
+}
+
+function labelsOf(text: string): { object: KubeObject; labels: Record<string, string> } {
+  const object = JSON.parse(text) as KubeObject;
+  return { object, labels: (object.metadata?.labels as Record<string, string> | undefined) ?? {} };
+}
+
+export function validatingAdmissionPolicyAdmission(
+  options: ValidatingAdmissionPolicyOptions,
+): AdmissionPlugin {
+  /** The params a binding evaluates with: [null] when it uses none. */
+  const collectParams = async (
+    paramKind: ParamKind | undefined,
+    paramRef: ParamRef | undefined,
+    namespace: string,
+  ): Promise<unknown[]> => {
+    if (paramKind === undefined || paramKind === null || paramRef === undefined || paramRef === null)
+      return [null];
+    const source = options.params(paramKind);
+    if (source === undefined) {
+      throw new ConfigurationError(
+        `failed to find resource referenced by paramKind: '${paramKind.apiVersion ?? ''}, Kind=${paramKind.kind ?? ''}'`,
+      );
+    }
+    let paramNamespace = '';
+    if (source.namespaced) {
+      paramNamespace = paramRef.namespace || namespace;
+      if (paramNamespace === '')
+        throw new ConfigurationError(
+          'cannot use namespaced paramRef in policy binding that matches cluster-scoped resources',
+        );
+    } else if (paramRef.namespace) {
+      throw new ConfigurationError(
+        'paramRef.namespace must not be provided for a cluster-scoped `paramKind`',
+      );
+    }
+    let params: unknown[] = [];
+    if (paramRef.name) {
+      const param = await source.lister.find(paramNamespace, paramRef.name);
+      if (param !== undefined) params = [param];
+    } else if (paramRef.selector !== undefined && paramRef.selector !== null) {
+      const selector = labelSelectorFromObject(paramRef.selector as LabelSelectorObject);
+      const { items } = await source.lister.list(paramNamespace);
+      params = items
+        .map(labelsOf)
+        .filter((item) => selector.matches(item.labels))
+        .map((item) => item.object);
+    } else {
+      throw new ConfigurationError('one of name or selector must be provided');
+    }
+    if (params.length === 0 && (paramRef.parameterNotFoundAction ?? 'Deny') === 'Deny')
+      throw new ConfigurationError('no params found for policy binding with `Deny` parameterNotFoundAction');
+    return params.map((param) => {
+      // Params carry their type, as upstream fills in a param's empty TypeMeta.
+      const object = param as KubeObject;
+      return { apiVersion: paramKind.apiVersion, kind: paramKind.kind, ...object };
+    });
+  };
+
+  const validate = async (attributes: AdmissionAttributes): Promise<void> => {
+    const namespaceName =
+      attributes.resource.group === '' && attributes.resource.resource === 'namespaces'
+        ? ''
+        : attributes.namespace;
+    const namespace = namespaceName === '' ? undefined : await options.namespaces.find('', namespaceName);
+    const isDelete = attributes.operation === 'DELETE';
+    const object = isDelete ? null : attributes.object;
+    const oldObject = isDelete ? attributes.object : (attributes.oldObject ?? null);
+    const request: MatchRequest = {
+      operation: attributes.operation,
+      group: attributes.resource.group,
+      version: attributes.resource.version,
+      resource: attributes.resource.resource,
+      subresource: attributes.subresource,
+      namespace: attributes.resource.namespaced ? attributes.namespace : '',
+      name: attributes.name || (attributes.object?.metadata?.name ?? ''),
+      object,
+      oldObject,
+      namespaceLabels: (namespace?.metadata?.labels as Record<string, string> | undefined) ?? {},
+      equivalentVersions: options.equivalentVersions?.(
+        attributes.resource.group,
+        attributes.resource.resource,
+      ),
+    };
+    const denials: Denial[] = [];
+    const configError = (policy: CompiledPolicy, binding: string | undefined, error: unknown): void => {
+      if (policy.failurePolicy === 'Ignore') return;
+      const what = binding === undefined ? 'policy' : 'binding';
+      const detail = error instanceof Error ? error.message : String(error);
+      denials.push({
+        policy: policy.name,
+        binding,
+        message: `failed to configure ${what}: ${detail}`,
+        reason: '',
+      });
+    };
+    const requestVariable = admissionRequest(attributes);
+    const namespaceObject = namespaceVariable(namespace);
+    const authorizer =
+      options.authorize && attributes.user
+        ? new CelAuthorizer(options.authorize, attributes.user)
+        : undefined;
+    const matchedPolicies = new Map<string, boolean>();
+    for (const { policy, binding } of options.policies.bound()) {
+      let policyMatches = matchedPolicies.get(policy.name);
+      if (policyMatches === undefined) {
+        try {
+          policyMatches = matchesResources(policy.spec.matchConstraints, request);
+        } catch (error) {
+          configError(policy, undefined, error);
+          policyMatches = false;
+        }
+        matchedPolicies.set(policy.name, policyMatches);
+      }
+      if (!policyMatches) continue;
+      const bindingName = binding.metadata?.name ?? '';
+      let params: unknown[];
+      try {
+        if (!matchesResources(binding.spec?.matchResources, request)) continue;
+        params = await collectParams(policy.spec.paramKind, binding.spec?.paramRef, attributes.namespace);
+      } catch (error) {
+        configError(policy, bindingName, error);
+        continue;
+      }
+      for (const params_ of params) {
+        const result = evaluatePolicy(policy, {
+          object,
+          oldObject,
+          request: requestVariable,
+          namespaceObject,
+          params: params_,
+          authorizer,
+        });
+        if (!result.matched) continue;
+        for (const decision of result.decisions) act(attributes, policy, binding, decision, denials);
+      }
+    }
+    if (denials.length > 0) throw denialError(attributes, denials[0]!);
+  };
+
+  return {
+    name: 'ValidatingAdmissionPolicy',
+    validate(attributes) {
+      if (options.policies.empty) return;
+      return validate(attributes);
+    },
+  };
+}
+
+/** Acts on one decision as the binding's validationActions say. */
+function act(
+  attributes: AdmissionAttributes,
+  policy: CompiledPolicy,
+  binding: ValidatingAdmissionPolicyBinding,
+  decision: PolicyDecision,
+  denials: Denial[],
+): void {
+  if (decision.action !== 'deny') return;
+  const bindingName = binding.metadata?.name ?? '';
+  for (const action of binding.spec?.validationActions ?? []) {
+    if (action === 'Deny') {
+      denials.push({
+        policy: policy.name,
+        binding: bindingName,
+        message: decision.message,
+        reason: decision.reason,
+      });
+    } else if (action === 'Warn') {
+      attributes.warnings.push(
+        `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${decision.message}`,
+      );
+    }
+    // Audit: recorded in the audit event's annotations upstream; tkube has no audit log.
+  }
+}
