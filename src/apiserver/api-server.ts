@@ -154,6 +154,20 @@ export class ApiServer {
       resources: () => this.resources.values(),
       namespaces: namespaceObjects,
       authorize: (user, attributes) => this.authorizer.authorize({ user, apiVersion: '*', ...attributes }),
+      writeStatus: async (name, generation, status) => {
+        const policyStore = this.resourceStore(
+          'admissionregistration.k8s.io',
+          'v1',
+          'validatingadmissionpolicies',
+        )!;
+        await policyStore.guaranteedUpdate(
+          '',
+          name,
+          (current) =>
+            Number(current.metadata?.generation ?? 0) === generation ? { ...current, status } : current,
+          { subresource: 'status' },
+        );
+      },
     });
     this.admissionCaches = [namespaceObjects, serviceAccounts, priorityClasses, limitRanges, policies];
     this.namespaces = new NamespaceCache(namespaceObjects);

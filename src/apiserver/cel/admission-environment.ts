@@ -18,6 +18,15 @@ export interface AdmissionVariables {
 /** What an expression must evaluate to; `any` accepts every type. */
 export type AdmissionReturnType = 'bool' | 'string' | 'string-or-null' | 'any';
 
+/** The variables every admission expression may read, `dyn` unless typed by the caller. */
+export const ADMISSION_VARIABLES = [
+  'object',
+  'oldObject',
+  'request',
+  'namespaceObject',
+  'variables',
+] as const;
+
 export type AdmissionCompileResult =
   | { readonly program: ParseResult; readonly error?: undefined }
   | { readonly program?: undefined; readonly error: string };
@@ -25,17 +34,21 @@ export type AdmissionCompileResult =
 let base: Environment | undefined;
 const environments = new Map<string, Environment>();
 
+/** The Kubernetes environment with the authorizer library, for callers that declare their own variables. */
+export function admissionBaseEnvironment(): Environment {
+  if (base === undefined) {
+    base = newKubernetesEnvironment();
+    registerAuthz(base);
+  }
+  return base;
+}
+
 function environment(variables: AdmissionVariables): Environment {
   const key = `${variables.hasParams}/${variables.hasAuthorizer}`;
   let env = environments.get(key);
   if (env === undefined) {
-    if (base === undefined) {
-      base = newKubernetesEnvironment();
-      registerAuthz(base);
-    }
-    env = extendEnvironment(base);
-    for (const name of ['object', 'oldObject', 'request', 'namespaceObject', 'variables'])
-      env.registerVariable(name, 'dyn');
+    env = extendEnvironment(admissionBaseEnvironment());
+    for (const name of ADMISSION_VARIABLES) env.registerVariable(name, 'dyn');
     if (variables.hasParams) env.registerVariable('params', 'dyn');
     if (variables.hasAuthorizer) env.registerVariable('authorizer', AUTHORIZER_TYPE);
     environments.set(key, env);

@@ -20,10 +20,15 @@ export class PolicyCache {
   private readonly bindings = new Map<string, ValidatingAdmissionPolicyBinding>();
   private readonly followers: StoreFollower[];
 
+  /**
+   * `onStale`: called with each stored policy whose status has not yet observed its generation
+   * (the status controller's work queue).
+   */
   constructor(
     private readonly store: Store,
     private readonly policyPrefix: string,
     private readonly bindingPrefix: string,
+    private readonly onStale?: (policy: ValidatingAdmissionPolicy) => void,
   ) {
     this.followers = [
       new StoreFollower(store, policyPrefix, {
@@ -102,5 +107,7 @@ export class PolicyCache {
     )
       entry.compiled = previous.compiled;
     this.policies.set(name, entry);
+    const generation = Number(policy.metadata?.generation ?? 0);
+    if (generation > Number(policy.status?.observedGeneration ?? 0)) this.onStale?.(policy);
   }
 }
