@@ -197,4 +197,37 @@ spec:
       `The configmaps "precious" is invalid: : ValidatingAdmissionPolicy 'keep-precious' with binding 'keep-precious' denied request: cannot delete precious`,
     );
   });
+
+  it('writes observedGeneration and type-checking warnings to the policy status', async () => {
+    await apply(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: typo}
+spec:
+  matchConstraints:${deploymentRules}
+  validations:
+  - expression: "object.spec.replicaz > 1"
+`);
+    let status: { observedGeneration?: number; typeChecking?: { expressionWarnings?: unknown[] } } = {};
+    for (let attempt = 0; attempt < 50 && status.observedGeneration !== 1; attempt++) {
+      status = JSON.parse(
+        (await ok(['get', 'validatingadmissionpolicy', 'typo', '-o', 'jsonpath={.status}'])) || '{}',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toEqual({
+      observedGeneration: 1,
+      typeChecking: {
+        expressionWarnings: [
+          {
+            fieldRef: 'spec.validations[0].expression',
+            warning:
+              "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz > 1\n | ...........^\n",
+          },
+        ],
+      },
+    });
+    expect(
+      await ok(['get', 'validatingadmissionpolicy', 'typo', '-o', 'jsonpath={.metadata.generation}']),
+    ).toBe('1');
+  });
 });
