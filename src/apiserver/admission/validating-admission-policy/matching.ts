@@ -124,6 +124,16 @@ export function matchesResourceRules(
   return false;
 }
 
+/** The rule half of matching, which needs no namespace: excluded rules, then resource rules. */
+export function matchesRules(match: MatchResources | undefined, request: MatchRequest): boolean {
+  if (match === undefined) return true;
+  const policy = match.matchPolicy ?? 'Equivalent';
+  if (matchesResourceRules(match.excludeResourceRules, policy, request)) return false;
+  // Without resource rules (a binding's matchResources may omit them) every resource matches.
+  if ((match.resourceRules ?? []).length === 0) return true;
+  return matchesResourceRules(match.resourceRules, policy, request);
+}
+
 /**
  * Whether `match` (a policy's matchConstraints or a binding's matchResources) selects the request.
  * Selector errors propagate: the caller treats them as configuration errors.
@@ -133,9 +143,5 @@ export function matchesResources(match: MatchResources | undefined, request: Mat
   if (!matchesNamespaceSelector(match.namespaceSelector as LabelSelectorObject | undefined, request))
     return false;
   if (!matchesObjectSelector(match.objectSelector as LabelSelectorObject | undefined, request)) return false;
-  const policy = match.matchPolicy ?? 'Equivalent';
-  if (matchesResourceRules(match.excludeResourceRules, policy, request)) return false;
-  // Without resource rules (a binding's matchResources may omit them) every resource matches.
-  if ((match.resourceRules ?? []).length === 0) return true;
-  return matchesResourceRules(match.resourceRules, policy, request);
+  return matchesRules(match, request);
 }

@@ -20,7 +20,7 @@ import type { ObjectLister } from '../object-cache.js';
 import { displayName } from '../plugins/lookup.js';
 import type { CompiledPolicy } from './compile.js';
 import { evaluatePolicy, type PolicyDecision } from './evaluate.js';
-import { type MatchRequest, matchesResources } from './matching.js';
+import { type MatchRequest, matchesResources, matchesRules } from './matching.js';
 import type { PolicyCache } from './policy-cache.js';
 
 /** Where the params of a paramKind are read, or undefined when no such resource is served. */
@@ -45,6 +45,12 @@ interface Denial {
 }
 
 class ConfigurationError extends Error {}
+
+/** A binding with the compiled policy it names. */
+interface Bound {
+  readonly policy: CompiledPolicy;
+  readonly binding: ValidatingAdmissionPolicyBinding;
+}
 
 const STATUS_CODES: Readonly<Record<string, number>> = {
   Forbidden: 403,
@@ -169,16 +175,10 @@ export function validatingAdmissionPolicyAdmission(
     });
   };
 
-  const validate = async (attributes: AdmissionAttributes): Promise<void> => {
-    const namespaceName =
-      attributes.resource.group === '' && attributes.resource.resource === 'namespaces'
-        ? ''
-        : attributes.namespace;
-    const namespace = namespaceName === '' ? undefined : await options.namespaces.find('', namespaceName);
+  /** The request as matching sees it, before the namespace's labels are read. */
+  const matchRequest = (attributes: AdmissionAttributes): MatchRequest => {
     const isDelete = attributes.operation === 'DELETE';
-    const object = isDelete ? null : attributes.object;
-    const oldObject = isDelete ? attributes.object : (attributes.oldObject ?? null);
-    const request: MatchRequest = {
+    return {
       operation: attributes.operation,
       group: attributes.resource.group,
       version: attributes.resource.version,
@@ -186,13 +186,29 @@ export function validatingAdmissionPolicyAdmission(
       subresource: attributes.subresource,
       namespace: attributes.resource.namespaced ? attributes.namespace : '',
       name: attributes.name || (attributes.object?.metadata?.name ?? ''),
-      object,
-      oldObject,
-      namespaceLabels: (namespace?.metadata?.labels as Record<string, string> | undefined) ?? {},
+      object: isDelete ? null : attributes.object,
+      oldObject: isDelete ? attributes.object : (attributes.oldObject ?? null),
       equivalentVersions: options.equivalentVersions?.(
         attributes.resource.group,
         attributes.resource.resource,
       ),
+    };
+  };
+
+  const validate = async (
+    attributes: AdmissionAttributes,
+    rulesMatched: readonly Bound[],
+    base: MatchRequest,
+  ): Promise<void> => {
+    const namespaceName =
+      attributes.resource.group === '' && attributes.resource.resource === 'namespaces'
+        ? ''
+        : attributes.namespace;
+    const namespace = namespaceName === '' ? undefined : await options.namespaces.find('', namespaceName);
+    const { object, oldObject } = base;
+    const request: MatchRequest = {
+      ...base,
+      namespaceLabels: (namespace?.metadata?.labels as Record<string, string> | undefined) ?? {},
     };
     const denials: Denial[] = [];
     const configError = (policy: CompiledPolicy, binding: string | undefined, error: unknown): void => {
@@ -213,7 +229,7 @@ export function validatingAdmissionPolicyAdmission(
         ? new CelAuthorizer(options.authorize, attributes.user)
         : undefined;
     const matchedPolicies = new Map<string, boolean>();
-    for (const { policy, binding } of options.policies.bound()) {
+    for (const { policy, binding } of rulesMatched) {
       let policyMatches = matchedPolicies.get(policy.name);
       if (policyMatches === undefined) {
         try {
@@ -252,9 +268,15 @@ export function validatingAdmissionPolicyAdmission(
 
   return {
     name: 'ValidatingAdmissionPolicy',
+    // Requests no policy's rules select are answered without a promise or a namespace read.
     validate(attributes) {
       if (options.policies.empty) return;
-      return validate(attributes);
+      const request = matchRequest(attributes);
+      const rulesMatched: Bound[] = [];
+      for (const bound of options.policies.bound())
+        if (matchesRules(bound.policy.spec.matchConstraints, request)) rulesMatched.push(bound);
+      if (rulesMatched.length === 0) return;
+      return validate(attributes, rulesMatched, request);
     },
   };
 }

@@ -56,6 +56,7 @@ async function setUp(authorizeAllows = true) {
         metadata: { namespace, name, labels },
         data,
       }),
+    plugin: wiring.plugin,
     validate: async (attributes: AdmissionAttributes) => {
       await wiring.plugin.validate?.(attributes);
       return attributes.warnings;
@@ -152,6 +153,8 @@ describe('ValidatingAdmissionPolicy admission', () => {
     ]);
     const configMap = { metadata: { name: 'c', namespace: 'team-a' } };
     await expect(t.validate(create(configMap, '', 'configmaps'))).resolves.toEqual([]);
+    // A request no policy's rules select is answered without a promise.
+    expect(t.plugin.validate?.(create(configMap, '', 'configmaps'))).toBeUndefined();
   });
 
   it('uses messageExpression, variables and matchConditions', async () => {

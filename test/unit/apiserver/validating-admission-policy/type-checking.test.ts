@@ -78,6 +78,27 @@ describe('typeCheckPolicy', () => {
     ]);
   });
 
+  it('reports type confusion in expression and messageExpression (the e2e spec "should type check validation expressions")', () => {
+    const warnings = typeCheckPolicy(
+      policy(
+        [{ apiGroups: ['apps'], resources: ['deployments'] }],
+        [
+          {
+            expression: "object.spec.replicas > '1'",
+            messageExpression: "'wants replicas > 1, got ' + object.spec.replicas",
+          },
+        ],
+      ),
+      sources,
+    );
+    expect(warnings.map((w) => w.fieldRef)).toEqual([
+      'spec.validations[0].expression',
+      'spec.validations[0].messageExpression',
+    ]);
+    expect(warnings[0]!.warning).toContain("found no matching overload for '_>_' applied to '(int, string)'");
+    expect(warnings[1]!.warning).toContain("found no matching overload for '_+_' applied to '(string, int)'");
+  });
+
   it('has no types to check for wildcard rules', () => {
     expect(
       typeCheckPolicy(
