@@ -47,6 +47,18 @@ const OUT_OF_BUDGET =
 
 class OutOfBudget extends Error {}
 
+/** The CEL type name of a result, as cel-go prints it in errors. */
+function celTypeOf(value: unknown): string {
+  if (typeof value === 'bigint') return 'int';
+  if (typeof value === 'number') return 'double';
+  if (typeof value === 'boolean') return 'bool';
+  if (Array.isArray(value)) return 'list';
+  if (value instanceof Map) return 'map';
+  if (value instanceof Uint8Array) return 'bytes';
+  if (value instanceof Date) return 'google.protobuf.Timestamp';
+  return typeof value;
+}
+
 /** A failed evaluation in cel-go's words, to be wrapped as upstream's filter wraps it. */
 class EvaluationError extends Error {}
 
@@ -206,7 +218,7 @@ export function evaluatePolicy(policy: CompiledPolicy, input: EvaluationInput): 
     if (typeof value !== 'string') {
       decisions.push(
         errorDecision(
-          `valueExpression '${annotation.valueExpression.source}' resulted in unsupported return type: ${typeof value}. Return type must be either string or null.`,
+          `valueExpression '${annotation.valueExpression.source}' resulted in unsupported return type: ${celTypeOf(value)}. Return type must be either string or null.`,
         ),
       );
       continue;
