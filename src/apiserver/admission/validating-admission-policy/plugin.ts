@@ -226,7 +226,13 @@ export function validatingAdmissionPolicyAdmission(
     const namespaceObject = namespaceVariable(namespace);
     const authorizer =
       options.authorize && attributes.user
-        ? new CelAuthorizer(options.authorize, attributes.user)
+        ? new CelAuthorizer(options.authorize, attributes.user, {
+            group: attributes.resource.group,
+            resource: attributes.resource.resource,
+            subresource: attributes.subresource,
+            namespace: attributes.namespace,
+            name: request.name,
+          })
         : undefined;
     const matchedPolicies = new Map<string, boolean>();
     for (const { policy, binding } of rulesMatched) {

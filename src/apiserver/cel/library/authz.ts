@@ -29,12 +29,34 @@ export type AuthorizeFunction = (
   attributes: AuthzCheckAttributes,
 ) => { decision: 'allow' | 'deny' | 'noOpinion'; reason: string; error?: string };
 
-/** The `authorizer` variable's value. */
+/** The resource of the request being admitted, for `authorizer.requestResource`. */
+export interface RequestResource {
+  readonly group: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** The `authorizer` variable's value; `requestResource` is a check already aimed at the request's resource. */
 export class CelAuthorizer {
+  readonly requestResource?: CelResourceCheck;
+
   constructor(
     readonly authorize: AuthorizeFunction,
     readonly user: AuthzUser,
-  ) {}
+    request?: RequestResource,
+  ) {
+    if (request !== undefined)
+      this.requestResource = new CelResourceCheck(
+        this,
+        request.group,
+        request.resource,
+        request.subresource,
+        request.namespace,
+        request.name,
+      );
+  }
 }
 
 export class CelPathCheck {
@@ -99,10 +121,11 @@ const DECISION = `${PREFIX}.Decision`;
 
 /** The library's types and functions; declare `authorizer` as `kubernetes.authorization.Authorizer`. */
 export function registerAuthz(env: Environment): void {
-  env.registerType(AUTHORIZER, CelAuthorizer);
+  env.registerType(RESOURCE_CHECK, CelResourceCheck);
+  // `authorizer.requestResource` reads as a field of the authorizer (cel-go declares it as a variable).
+  env.registerType(AUTHORIZER, { ctor: CelAuthorizer, fields: { requestResource: RESOURCE_CHECK } });
   env.registerType(PATH_CHECK, CelPathCheck);
   env.registerType(GROUP_CHECK, CelGroupCheck);
-  env.registerType(RESOURCE_CHECK, CelResourceCheck);
   env.registerType(DECISION, CelDecision);
   env.registerFunction(
     `${AUTHORIZER}.path(string): ${PATH_CHECK}`,

@@ -8,6 +8,7 @@ import {
   type EvaluationResult,
   evaluatePolicy,
 } from '../../../../src/apiserver/admission/validating-admission-policy/evaluate.js';
+import { type AuthzCheckAttributes, CelAuthorizer } from '../../../../src/apiserver/cel/library/authz.js';
 
 const object = { metadata: { name: 'web', labels: { tier: 'front' } }, spec: { replicas: 3 } };
 
@@ -166,6 +167,73 @@ describe('evaluatePolicy', () => {
       failed(
         "valueExpression 'object.spec.replicas' resulted in unsupported return type: int. Return type must be either string or null.",
       ),
+    ]);
+  });
+
+  it("asks the authorizer as the requesting user, for a resource or the request's own resource", () => {
+    const asked: AuthzCheckAttributes[] = [];
+    const authorizer = new CelAuthorizer(
+      (user, attributes) => {
+        asked.push(attributes);
+        return { decision: user.name === 'alice' ? 'allow' : 'noOpinion', reason: 'because' };
+      },
+      { name: 'alice', groups: [] },
+      { group: 'apps', resource: 'deployments', subresource: 'scale', namespace: 'ns', name: 'web' },
+    );
+    const policy = compilePolicy({
+      metadata: { name: 'p' },
+      spec: {
+        failurePolicy: 'Fail',
+        validations: [
+          { expression: "authorizer.requestResource.check('update').allowed()" },
+          {
+            expression:
+              "authorizer.group('').resource('secrets').namespace('ns').name('s').check('get').reason() == 'because'",
+          },
+          { expression: "!authorizer.serviceAccount('ns', 'bot').path('/healthz').check('GET').allowed()" },
+        ],
+      },
+    });
+    const result = evaluatePolicy(policy, {
+      object,
+      oldObject: null,
+      request: {},
+      namespaceObject: null,
+      params: null,
+      authorizer,
+    });
+    expect(result.decisions).toEqual([admit, admit, admit]);
+    expect(asked).toEqual([
+      {
+        verb: 'update',
+        isResourceRequest: true,
+        path: '',
+        apiGroup: 'apps',
+        resource: 'deployments',
+        subresource: 'scale',
+        namespace: 'ns',
+        name: 'web',
+      },
+      {
+        verb: 'get',
+        isResourceRequest: true,
+        path: '',
+        apiGroup: '',
+        resource: 'secrets',
+        subresource: '',
+        namespace: 'ns',
+        name: 's',
+      },
+      {
+        verb: 'get',
+        isResourceRequest: false,
+        path: '/healthz',
+        apiGroup: '',
+        resource: '',
+        subresource: '',
+        namespace: '',
+        name: '',
+      },
     ]);
   });
 });

@@ -290,6 +290,20 @@ describe('ValidatingAdmissionPolicy admission', () => {
     expect((await refusal(t.validate(create(deployment('x', 1))))).message).toContain(
       'only those who may delete may create',
     );
+    await t.policy(
+      'p',
+      {
+        matchConstraints: deployments,
+        validations: [
+          {
+            expression: "authorizer.requestResource.check('update').allowed()",
+            message: 'may not update it',
+          },
+        ],
+      },
+      4,
+    );
+    expect((await refusal(t.validate(create(deployment('x', 1))))).message).toContain('may not update it');
   });
 
   it('skips bindings whose policy does not exist, and has nothing to do without bindings', async () => {
