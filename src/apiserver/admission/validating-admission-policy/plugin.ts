@@ -73,6 +73,13 @@ function denialError(attributes: AdmissionAttributes, denial: Denial): StatusErr
   });
 }
 
+/** Go's GroupVersionKind.String() in upstream's configuration error. */
+function paramKindNotFound(paramKind: ParamKind): string {
+  const apiVersion = paramKind.apiVersion ?? '';
+  const gv = apiVersion.includes('/') ? apiVersion : `/${apiVersion}`;
+  return `failed to find resource referenced by paramKind: '${gv}, Kind=${paramKind.kind ?? ''}'`;
+}
+
 /** The `request` variable (admission.k8s.io AdmissionRequest as CEL sees it). */
 function admissionRequest(attributes: AdmissionAttributes): Record<string, unknown> {
   const { resource } = attributes;
@@ -135,11 +142,7 @@ export function validatingAdmissionPolicyAdmission(
     if (paramKind === undefined || paramKind === null || paramRef === undefined || paramRef === null)
       return [null];
     const source = options.params(paramKind);
-    if (source === undefined) {
-      throw new ConfigurationError(
-        `failed to find resource referenced by paramKind: '${paramKind.apiVersion ?? ''}, Kind=${paramKind.kind ?? ''}'`,
-      );
-    }
+    if (source === undefined) throw new ConfigurationError(paramKindNotFound(paramKind));
     let paramNamespace = '';
     if (source.namespaced) {
       paramNamespace = paramRef.namespace || namespace;
@@ -235,6 +238,7 @@ export function validatingAdmissionPolicyAdmission(
           })
         : undefined;
     const matchedPolicies = new Map<string, boolean>();
+    const reported = new Set<string>();
     for (const { policy, binding } of rulesMatched) {
       let policyMatches = matchedPolicies.get(policy.name);
       if (policyMatches === undefined) {
@@ -247,6 +251,13 @@ export function validatingAdmissionPolicyAdmission(
         matchedPolicies.set(policy.name, policyMatches);
       }
       if (!policyMatches) continue;
+      // A paramKind that names no served resource is the policy's configuration error, reported once.
+      const paramKind = policy.spec.paramKind;
+      if (paramKind !== undefined && paramKind !== null && options.params(paramKind) === undefined) {
+        if (!reported.has(policy.name)) configError(policy, undefined, paramKindNotFound(paramKind));
+        reported.add(policy.name);
+        continue;
+      }
       const bindingName = binding.metadata?.name ?? '';
       let params: unknown[];
       try {

@@ -306,6 +306,34 @@ describe('ValidatingAdmissionPolicy admission', () => {
     expect((await refusal(t.validate(create(deployment('x', 1))))).message).toContain('may not update it');
   });
 
+  it('refuses under failurePolicy Fail when the paramKind names no served resource', async () => {
+    const t = await setUp();
+    await t.policy('p', {
+      matchConstraints: deployments,
+      paramKind: { apiVersion: 'v1', kind: 'Nope' },
+      validations: [{ expression: 'true' }],
+    });
+    await t.binding('b', {
+      policyName: 'p',
+      validationActions: ['Deny'],
+      paramRef: { name: 'x', parameterNotFoundAction: 'Allow' },
+    });
+    expect((await refusal(t.validate(create(deployment('x', 1))))).message).toBe(
+      `deployments.apps "x" is forbidden: ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: failed to find resource referenced by paramKind: '/v1, Kind=Nope'`,
+    );
+    await t.policy(
+      'p',
+      {
+        failurePolicy: 'Ignore',
+        matchConstraints: deployments,
+        paramKind: { apiVersion: 'v1', kind: 'Nope' },
+        validations: [{ expression: 'true' }],
+      },
+      2,
+    );
+    await expect(t.validate(create(deployment('x', 1)))).resolves.toEqual([]);
+  });
+
   it('skips bindings whose policy does not exist, and has nothing to do without bindings', async () => {
     const t = await setUp();
     const attributes = create(deployment('x', 1));
