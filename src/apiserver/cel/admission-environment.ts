@@ -3,11 +3,11 @@
 // `params` and `authorizer`, and `variables` (a policy's named expressions, evaluated lazily and
 // at most once per evaluation). Values without a schema are dynamic, as upstream declares
 // `object` and `oldObject` when it has no type for them.
-import type { Environment, ParseResult } from '@marcbachmann/cel-js';
+import type { ASTNode, Environment, ParseResult } from '@marcbachmann/cel-js';
 import { extendEnvironment, newKubernetesEnvironment } from './environment.js';
 import { formatIssue } from './issues.js';
 import { AUTHORIZER_TYPE, registerAuthz } from './library/authz.js';
-import { invalidLiteral } from './literals.js';
+import { invalidLiteral, nodesOf } from './literals.js';
 
 /** Which optional variables an expression may read (OptionalVariableDeclarations). */
 export interface AdmissionVariables {
@@ -68,13 +68,35 @@ function returnTypeText(expected: AdmissionReturnType): string {
 }
 
 /**
+ * A read of `variables.<name>` that names no variable declared before the expression: composited
+ * compilation types `variables` with one field per declared variable (and does not declare it at
+ * all when a policy has none).
+ */
+function undeclaredVariable(
+  ast: ASTNode,
+  names: readonly string[] | null,
+): { node: ASTNode; message: string } | undefined {
+  for (const node of nodesOf(ast)) {
+    if (node.op !== '.' && node.op !== '.?') continue;
+    const [operand, field] = node.args as [ASTNode, string];
+    if (operand.op !== 'id' || operand.args !== 'variables') continue;
+    if (names === null)
+      return { node: operand, message: "undeclared reference to 'variables' (in container '')" };
+    if (!names.includes(field)) return { node, message: `undefined field '${field}'` };
+  }
+  return undefined;
+}
+
+/**
  * Compiles one admission expression, or returns upstream's error detail: `compilation failed:
- * ERROR: <input>:1:8: ...` or `must evaluate to bool`.
+ * ERROR: <input>:1:8: ...` or `must evaluate to bool`. With `variableNames`, reads of
+ * `variables` are checked against the names declared so far (null: the policy declares none).
  */
 export function compileAdmissionExpression(
   source: string,
   variables: AdmissionVariables,
   returnType: AdmissionReturnType,
+  variableNames?: readonly string[] | null,
 ): AdmissionCompileResult {
   const env = environment(variables);
   let program: ParseResult;
@@ -89,6 +111,14 @@ export function compileAdmissionExpression(
   if (literal !== undefined) {
     const issue = formatIssue(
       { message: literal.message, summary: literal.message, node: literal.node },
+      source,
+    );
+    return { error: `compilation failed: ${issue}` };
+  }
+  const unknown = variableNames === undefined ? undefined : undeclaredVariable(program.ast, variableNames);
+  if (unknown !== undefined) {
+    const issue = formatIssue(
+      { message: unknown.message, summary: unknown.message, node: unknown.node },
       source,
     );
     return { error: `compilation failed: ${issue}` };

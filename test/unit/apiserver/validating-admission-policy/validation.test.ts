@@ -114,6 +114,27 @@ describe('ValidatingAdmissionPolicy validation', () => {
       ['spec.variables[0].name: Invalid value: "in": name is not a valid CEL identifier'],
     ],
     [
+      'a read of a variable declared later',
+      {
+        variables: [
+          { name: 'a', expression: 'variables.b + 1' },
+          { name: 'b', expression: '1' },
+        ],
+        validations: [{ expression: 'variables.a > variables.c' }],
+      },
+      [
+        'spec.variables[0].expression: Invalid value: "variables.b + 1": compilation failed: ERROR: <input>:1:10: undefined field \'b\'\n | variables.b + 1\n | .........^',
+        'spec.validations[0].expression: Invalid value: "variables.a > variables.c": compilation failed: ERROR: <input>:1:24: undefined field \'c\'\n | variables.a > variables.c\n | .......................^',
+      ],
+    ],
+    [
+      'variables read by a policy without any',
+      { validations: [{ expression: 'variables.a' }] },
+      [
+        "spec.validations[0].expression: Invalid value: \"variables.a\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables' (in container '')\n | variables.a\n | ^",
+      ],
+    ],
+    [
       'duplicate match condition names',
       {
         matchConditions: [

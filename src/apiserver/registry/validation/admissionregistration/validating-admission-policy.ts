@@ -229,8 +229,9 @@ function compileErrors(
   variables: AdmissionVariables,
   returnType: AdmissionReturnType,
   path: string,
+  variableNames?: readonly string[] | null,
 ): FieldError[] {
-  const result = compileAdmissionExpression(expression, variables, returnType);
+  const result = compileAdmissionExpression(expression, variables, returnType, variableNames);
   return result.error === undefined ? [] : [fieldInvalid(path, expression, result.error)];
 }
 
@@ -299,7 +300,18 @@ function validateMatchConditions(conditions: unknown[], hasParams: boolean, path
   return errors;
 }
 
-function validateValidation(validation: Json, hasParams: boolean, path: string): FieldError[] {
+/** What a policy's expressions may read: params (with a paramKind) and the variables declared so far. */
+interface Scope {
+  readonly hasParams: boolean;
+  /** Null when the policy declares no variables: `variables` is then undeclared. */
+  readonly variableNames: readonly string[] | null;
+}
+
+function validateValidation(
+  validation: Json,
+  { hasParams, variableNames }: Scope,
+  path: string,
+): FieldError[] {
   const errors: FieldError[] = [];
   const expression = str(validation.expression);
   const message = str(validation.message);
@@ -308,7 +320,13 @@ function validateValidation(validation: Json, hasParams: boolean, path: string):
     errors.push(fieldRequired(childPath(path, 'expression'), 'expression is not specified'));
   else
     errors.push(
-      ...compileErrors(expression, { hasParams, hasAuthorizer: true }, 'bool', childPath(path, 'expression')),
+      ...compileErrors(
+        expression,
+        { hasParams, hasAuthorizer: true },
+        'bool',
+        childPath(path, 'expression'),
+        variableNames,
+      ),
     );
   if (messageExpression.length > 0 && messageExpression.trim() === '')
     errors.push(
@@ -321,6 +339,7 @@ function validateValidation(validation: Json, hasParams: boolean, path: string):
         { hasParams, hasAuthorizer: false },
         'string',
         childPath(path, 'messageExpression'),
+        variableNames,
       ),
     );
   if (message.length > 0 && message.trim() === '')
@@ -335,7 +354,7 @@ function validateValidation(validation: Json, hasParams: boolean, path: string):
 function validateAuditAnnotation(
   policyName: string,
   annotation: Json,
-  hasParams: boolean,
+  { hasParams, variableNames }: Scope,
   path: string,
 ): FieldError[] {
   const errors: FieldError[] = [];
@@ -351,13 +370,18 @@ function validateAuditAnnotation(
   else if (trimmed.length > MAX_AUDIT_VALUE_EXPRESSION_LENGTH)
     errors.push(fieldRequired(at, `must not exceed ${MAX_AUDIT_VALUE_EXPRESSION_LENGTH} bytes in length`));
   else {
-    const result = compileAdmissionExpression(trimmed, { hasParams, hasAuthorizer: true }, 'string-or-null');
+    const result = compileAdmissionExpression(
+      trimmed,
+      { hasParams, hasAuthorizer: true },
+      'string-or-null',
+      variableNames,
+    );
     if (result.error !== undefined) errors.push(fieldInvalid(at, valueExpression, result.error));
   }
   return errors;
 }
 
-function validateVariable(variable: Json, hasParams: boolean, path: string): FieldError[] {
+function validateVariable(variable: Json, { hasParams, variableNames }: Scope, path: string): FieldError[] {
   const errors: FieldError[] = [];
   const name = str(variable.name);
   if (name.trim() === '') errors.push(fieldRequired(childPath(path, 'name'), 'name is not specified'));
@@ -368,7 +392,13 @@ function validateVariable(variable: Json, hasParams: boolean, path: string): Fie
     errors.push(fieldRequired(childPath(path, 'expression'), 'expression is not specified'));
   else
     errors.push(
-      ...compileErrors(expression, { hasParams, hasAuthorizer: true }, 'any', childPath(path, 'expression')),
+      ...compileErrors(
+        expression,
+        { hasParams, hasAuthorizer: true },
+        'any',
+        childPath(path, 'expression'),
+        variableNames,
+      ),
     );
   return errors;
 }
@@ -392,11 +422,14 @@ function validatePolicySpec(policyName: string, spec: Json, path: string): Field
   errors.push(
     ...validateMatchConditions(list(spec.matchConditions), hasParams, childPath(path, 'matchConditions')),
   );
+  // Each variable may read the ones before it; validations and audit annotations read them all.
+  const variableNames: string[] = [];
   list(spec.variables).forEach((variable, index) => {
-    errors.push(
-      ...validateVariable(obj(variable), hasParams, indexPath(childPath(path, 'variables'), index)),
-    );
+    const scope = { hasParams, variableNames: [...variableNames] };
+    errors.push(...validateVariable(obj(variable), scope, indexPath(childPath(path, 'variables'), index)));
+    variableNames.push(str(obj(variable).name));
   });
+  const scope: Scope = { hasParams, variableNames: variableNames.length > 0 ? variableNames : null };
   const validations = list(spec.validations);
   const annotations = list(spec.auditAnnotations);
   if (validations.length === 0 && annotations.length === 0) {
@@ -407,7 +440,7 @@ function validatePolicySpec(policyName: string, spec: Json, path: string): Field
   }
   validations.forEach((validation, index) => {
     errors.push(
-      ...validateValidation(obj(validation), hasParams, indexPath(childPath(path, 'validations'), index)),
+      ...validateValidation(obj(validation), scope, indexPath(childPath(path, 'validations'), index)),
     );
   });
   if (annotations.length > MAX_AUDIT_ANNOTATIONS)
@@ -422,7 +455,7 @@ function validatePolicySpec(policyName: string, spec: Json, path: string): Field
   annotations.forEach((value, index) => {
     const annotation = obj(value);
     const at = indexPath(childPath(path, 'auditAnnotations'), index);
-    errors.push(...validateAuditAnnotation(policyName, annotation, hasParams, at));
+    errors.push(...validateAuditAnnotation(policyName, annotation, scope, at));
     const key = str(annotation.key);
     if (keys.has(key)) errors.push(fieldDuplicate(childPath(at, 'key'), key));
     keys.add(key);
