@@ -135,6 +135,16 @@ describe('ValidatingAdmissionPolicy validation', () => {
       ],
     ],
     [
+      'a match condition reading variables',
+      {
+        variables: [{ name: 'a', expression: 'true' }],
+        matchConditions: [{ name: 'm', expression: 'variables.a' }],
+      },
+      [
+        "spec.matchConditions[0].expression: Invalid value: \"variables.a\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables' (in container '')\n | variables.a\n | ^",
+      ],
+    ],
+    [
       'duplicate match condition names',
       {
         matchConditions: [

@@ -285,7 +285,14 @@ function validateMatchConditions(conditions: unknown[], hasParams: boolean, path
     if (expression === '') errors.push(fieldRequired(childPath(at, 'expression'), ''));
     else
       errors.push(
-        ...compileErrors(expression, { hasParams, hasAuthorizer: true }, 'bool', childPath(at, 'expression')),
+        // Match conditions compile without the policy's variables, as upstream's stateless compiler does.
+        ...compileErrors(
+          expression,
+          { hasParams, hasAuthorizer: true },
+          'bool',
+          childPath(at, 'expression'),
+          null,
+        ),
       );
     const name = str(condition.name);
     if (name === '') errors.push(fieldRequired(childPath(at, 'name'), ''));
