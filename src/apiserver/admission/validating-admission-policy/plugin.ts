@@ -267,13 +267,13 @@ export function validatingAdmissionPolicyAdmission(
         configError(policy, bindingName, error);
         continue;
       }
-      for (const params_ of params) {
+      for (const param of params) {
         const result = evaluatePolicy(policy, {
           object,
           oldObject,
           request: requestVariable,
           namespaceObject,
-          params: params_,
+          params: param,
           authorizer,
         });
         if (!result.matched) continue;
