@@ -230,4 +230,41 @@ spec:
       await ok(['get', 'validatingadmissionpolicy', 'typo', '-o', 'jsonpath={.metadata.generation}']),
     ).toBe('1');
   });
+
+  it('type-checks again after a spec change, keeps status across spec writes, and deletes by label', async () => {
+    const statusOf = async (generation: number) => {
+      let status: {
+        observedGeneration?: number;
+        typeChecking?: { expressionWarnings?: { warning: string }[] };
+      } = {};
+      for (let attempt = 0; attempt < 50 && status.observedGeneration !== generation; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = JSON.parse(
+          (await ok(['get', 'validatingadmissionpolicy', 'typo', '-o', 'jsonpath={.status}'])) || '{}',
+        );
+      }
+      return status;
+    };
+    await ok(['label', 'validatingadmissionpolicy', 'typo', 'suite=vap']);
+    await ok([
+      'patch',
+      'validatingadmissionpolicy',
+      'typo',
+      '--type=json',
+      '-p',
+      '[{"op":"replace","path":"/spec/validations/0/expression","value":"object.spec.replicas > 1"}]',
+    ]);
+    expect(await statusOf(2)).toEqual({ observedGeneration: 2, typeChecking: {} });
+    // A spec write with another status in its body does not set the status.
+    const policy = JSON.parse(await ok(['get', 'validatingadmissionpolicy', 'typo', '-o', 'json']));
+    policy.status = { observedGeneration: 99 };
+    policy.metadata.annotations = { note: 'x' };
+    await ok(['replace', '-f', '-'], JSON.stringify(policy));
+    const generation = Number(
+      await ok(['get', 'validatingadmissionpolicy', 'typo', '-o', 'jsonpath={.metadata.generation}']),
+    );
+    expect((await statusOf(generation)).observedGeneration).toBe(generation);
+    expect(await ok(['delete', 'validatingadmissionpolicies', '-l', 'suite=vap'])).toContain('deleted');
+    expect(await ok(['get', 'validatingadmissionpolicies', '-l', 'suite=vap', '-o', 'name'])).toBe('');
+  });
 });
