@@ -11,12 +11,14 @@ import {
 } from '../defaults/groups.js';
 import {
   defaultValidatingAdmissionPolicy,
-  defaultValidatingAdmissionPolicyBinding,
   validateValidatingAdmissionPolicy,
-  validateValidatingAdmissionPolicyBinding,
-  validateValidatingAdmissionPolicyBindingUpdate,
   validateValidatingAdmissionPolicyUpdate,
 } from './admissionregistration/validating-admission-policy.js';
+import {
+  defaultValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicyBindingUpdate,
+} from './admissionregistration/validating-admission-policy-binding.js';
 import {
   validateHorizontalPodAutoscaler,
   validateHorizontalPodAutoscalerUpdate,

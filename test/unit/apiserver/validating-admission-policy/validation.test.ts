@@ -5,11 +5,13 @@ import type { KubeObject } from '../../../../src/api/object.js';
 import { fieldErrorMessage } from '../../../../src/api/selectors/index.js';
 import {
   defaultValidatingAdmissionPolicy,
-  defaultValidatingAdmissionPolicyBinding,
   validateValidatingAdmissionPolicy,
-  validateValidatingAdmissionPolicyBinding,
   validateValidatingAdmissionPolicyUpdate,
 } from '../../../../src/apiserver/registry/validation/admissionregistration/validating-admission-policy.js';
+import {
+  defaultValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicyBinding,
+} from '../../../../src/apiserver/registry/validation/admissionregistration/validating-admission-policy-binding.js';
 
 const rules = [
   { operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] },
@@ -199,6 +201,20 @@ describe('ValidatingAdmissionPolicy validation', () => {
       auditAnnotations: [{ key: 'replicas', valueExpression: 'string(object.spec.replicas)' }],
     });
     expect(validateValidatingAdmissionPolicy(object)).toEqual([]);
+  });
+
+  it('defaults and refuses a matchConstraints that is no object without throwing', () => {
+    const object: KubeObject = {
+      metadata: { name: 'p' },
+      spec: { matchConstraints: 'all', validations: [{ expression: 'true' }] },
+    };
+    defaultValidatingAdmissionPolicy(object);
+    expect(messages(validateValidatingAdmissionPolicy(object))).toEqual([
+      'spec.matchConstraints.matchPolicy: Required value',
+      'spec.matchConstraints.namespaceSelector: Required value',
+      'spec.matchConstraints.labelSelector: Required value',
+      'spec.matchConstraints.resourceRules: Required value',
+    ]);
   });
 
   it('checks only expression warnings on a status update', () => {
