@@ -11,7 +11,8 @@ import type { AuthorizeFunction } from '../../cel/library/authz.js';
 import type { AdmissionPlugin } from '../chain.js';
 import { ObjectCache, type ObjectLister } from '../object-cache.js';
 import { builtinKindSchema } from './openapi-schema.js';
-import { type ParamSource, validatingAdmissionPolicyAdmission } from './plugin.js';
+import type { ParamSource } from './params.js';
+import { validatingAdmissionPolicyAdmission } from './plugin.js';
 import { PolicyCache } from './policy-cache.js';
 import { type TypeCheckSources, typeCheckPolicy } from './type-checking.js';
 

@@ -6,13 +6,7 @@
 // Audit would annotate the audit event (tkube keeps no audit log, so Audit and auditAnnotations
 // are evaluated and their results dropped). Configuration errors (a missing paramKind resource,
 // a missing param under `parameterNotFoundAction: Deny`) follow the policy's failurePolicy.
-import type { KubeObject } from '../../../api/object.js';
-import { type LabelSelectorObject, labelSelectorFromObject } from '../../../api/selectors/index.js';
-import type {
-  ParamKind,
-  ParamRef,
-  ValidatingAdmissionPolicyBinding,
-} from '../../../api/types/admissionregistration-v1.generated.js';
+import type { ValidatingAdmissionPolicyBinding } from '../../../api/types/admissionregistration-v1.generated.js';
 import { type AuthorizeFunction, CelAuthorizer } from '../../cel/library/authz.js';
 import { forbidden, StatusError, type StatusReason } from '../../status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
@@ -21,10 +15,9 @@ import { displayName } from '../plugins/lookup.js';
 import type { CompiledPolicy } from './compile.js';
 import { evaluatePolicy, type PolicyDecision } from './evaluate.js';
 import { type MatchRequest, matchesResources, matchesRules } from './matching.js';
+import { collectParams, type ParamSource, paramKindNotFound } from './params.js';
 import type { PolicyCache } from './policy-cache.js';
-
-/** Where the params of a paramKind are read, or undefined when no such resource is served. */
-export type ParamSource = (paramKind: ParamKind) => { namespaced: boolean; lister: ObjectLister } | undefined;
+import { admissionRequest, namespaceVariable } from './request-variables.js';
 
 export interface ValidatingAdmissionPolicyOptions {
   readonly policies: PolicyCache;
@@ -43,8 +36,6 @@ interface Denial {
   readonly message: string;
   readonly reason: string;
 }
-
-class ConfigurationError extends Error {}
 
 /** A binding with the compiled policy it names. */
 interface Bound {
@@ -73,111 +64,9 @@ function denialError(attributes: AdmissionAttributes, denial: Denial): StatusErr
   });
 }
 
-/** Go's GroupVersionKind.String() in upstream's configuration error. */
-function paramKindNotFound(paramKind: ParamKind): string {
-  const apiVersion = paramKind.apiVersion ?? '';
-  const gv = apiVersion.includes('/') ? apiVersion : `/${apiVersion}`;
-  return `failed to find resource referenced by paramKind: '${gv}, Kind=${paramKind.kind ?? ''}'`;
-}
-
-/** The `request` variable (admission.k8s.io AdmissionRequest as CEL sees it). */
-function admissionRequest(attributes: AdmissionAttributes): Record<string, unknown> {
-  const { resource } = attributes;
-  const kind = { group: resource.group, version: resource.version, kind: resource.kind };
-  const gvr = { group: resource.group, version: resource.version, resource: resource.resource };
-  const user = attributes.user;
-  return {
-    kind,
-    resource: gvr,
-    subResource: attributes.subresource,
-    requestKind: kind,
-    requestResource: gvr,
-    requestSubResource: attributes.subresource,
-    name: attributes.name,
-    namespace: attributes.namespace,
-    operation: attributes.operation,
-    userInfo: {
-      username: user?.name ?? '',
-      uid: user?.uid ?? '',
-      groups: [...(user?.groups ?? [])],
-      extra: user?.extra ?? {},
-    },
-    dryRun: attributes.dryRun,
-  };
-}
-
-/** The `namespaceObject` variable: the namespace's metadata, spec and status. */
-function namespaceVariable(namespace: KubeObject | undefined): unknown {
-  if (namespace === undefined) return null;
-  const meta = namespace.metadata ?? {};
-  return {
-    metadata: {
-      name: meta.name,
-      generateName: meta.generateName,
-      uid: meta.uid,
-      labels: meta.labels,
-      annotations: meta.annotations,
-      creationTimestamp: meta.creationTimestamp,
-      deletionTimestamp: meta.deletionTimestamp,
-    },
-    spec: namespace.spec,
-    status: namespace.status,
-  };
-}
-
-function labelsOf(text: string): { object: KubeObject; labels: Record<string, string> } {
-  const object = JSON.parse(text) as KubeObject;
-  return { object, labels: (object.metadata?.labels as Record<string, string> | undefined) ?? {} };
-}
-
 export function validatingAdmissionPolicyAdmission(
   options: ValidatingAdmissionPolicyOptions,
 ): AdmissionPlugin {
-  /** The params a binding evaluates with: [null] when it uses none. */
-  const collectParams = async (
-    paramKind: ParamKind | undefined,
-    paramRef: ParamRef | undefined,
-    namespace: string,
-  ): Promise<unknown[]> => {
-    if (paramKind === undefined || paramKind === null || paramRef === undefined || paramRef === null)
-      return [null];
-    const source = options.params(paramKind);
-    if (source === undefined) throw new ConfigurationError(paramKindNotFound(paramKind));
-    let paramNamespace = '';
-    if (source.namespaced) {
-      paramNamespace = paramRef.namespace || namespace;
-      if (paramNamespace === '')
-        throw new ConfigurationError(
-          'cannot use namespaced paramRef in policy binding that matches cluster-scoped resources',
-        );
-    } else if (paramRef.namespace) {
-      throw new ConfigurationError(
-        'paramRef.namespace must not be provided for a cluster-scoped `paramKind`',
-      );
-    }
-    let params: unknown[] = [];
-    if (paramRef.name) {
-      const param = await source.lister.find(paramNamespace, paramRef.name);
-      if (param !== undefined) params = [param];
-    } else if (paramRef.selector !== undefined && paramRef.selector !== null) {
-      const selector = labelSelectorFromObject(paramRef.selector as LabelSelectorObject);
-      const { items } = await source.lister.list(paramNamespace);
-      params = items
-        .map(labelsOf)
-        .filter((item) => selector.matches(item.labels))
-        .map((item) => item.object);
-    } else {
-      throw new ConfigurationError('one of name or selector must be provided');
-    }
-    if (params.length === 0 && (paramRef.parameterNotFoundAction ?? 'Deny') === 'Deny')
-      throw new ConfigurationError('no params found for policy binding with `Deny` parameterNotFoundAction');
-    return params.map((param) => {
-      // Params carry their type, as upstream fills in a param's empty TypeMeta.
-      const object = param as KubeObject;
-      return { apiVersion: paramKind.apiVersion, kind: paramKind.kind, ...object };
-    });
-  };
-
   /** The request as matching sees it, before the namespace's labels are read. */
   const matchRequest = (attributes: AdmissionAttributes): MatchRequest => {
     const isDelete = attributes.operation === 'DELETE';
@@ -262,7 +151,12 @@ export function validatingAdmissionPolicyAdmission(
       let params: unknown[];
       try {
         if (!matchesResources(binding.spec?.matchResources, request)) continue;
-        params = await collectParams(policy.spec.paramKind, binding.spec?.paramRef, attributes.namespace);
+        params = await collectParams(
+          options.params,
+          policy.spec.paramKind,
+          binding.spec?.paramRef,
+          attributes.namespace,
+        );
       } catch (error) {
         configError(policy, bindingName, error);
         continue;
