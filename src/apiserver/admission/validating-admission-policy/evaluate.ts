@@ -19,6 +19,11 @@ export interface EvaluationInput {
   readonly namespaceObject: unknown;
   readonly params: unknown;
   readonly authorizer?: CelAuthorizer | undefined;
+  /**
+   * CEL values already made from these JSON values, shared by one request's evaluations (CEL
+   * values are never changed by evaluation, so every binding may read the same ones).
+   */
+  readonly converted?: Map<unknown, unknown> | undefined;
 }
 
 export interface PolicyDecision {
@@ -97,12 +102,21 @@ function activationOf(policy: CompiledPolicy, input: EvaluationInput, context: (
     namespaceObject: input.namespaceObject ?? null,
     params: input.params ?? null,
   };
+  const convert = (value: unknown): unknown => {
+    if (input.converted === undefined || value === null || typeof value !== 'object') return dynValue(value);
+    let converted = input.converted.get(value);
+    if (converted === undefined) {
+      converted = dynValue(value);
+      input.converted.set(value, converted);
+    }
+    return converted;
+  };
   const activation: Record<string, unknown> = {
-    object: dynValue(json.object),
-    oldObject: dynValue(json.oldObject),
-    request: dynValue(json.request),
-    namespaceObject: dynValue(json.namespaceObject),
-    params: dynValue(json.params),
+    object: convert(json.object),
+    oldObject: convert(json.oldObject),
+    request: convert(json.request),
+    namespaceObject: convert(json.namespaceObject),
+    params: convert(json.params),
     authorizer: input.authorizer,
   };
   const variables = new Map(policy.variables.map((variable) => [variable.name, variable.expression]));

@@ -126,6 +126,7 @@ export function validatingAdmissionPolicyAdmission(
             name: request.name,
           })
         : undefined;
+    const converted = new Map<unknown, unknown>();
     const matchedPolicies = new Map<string, boolean>();
     const reported = new Set<string>();
     for (const { policy, binding } of rulesMatched) {
@@ -169,6 +170,7 @@ export function validatingAdmissionPolicyAdmission(
           namespaceObject,
           params: param,
           authorizer,
+          converted,
         });
         if (!result.matched) continue;
         for (const decision of result.decisions) act(attributes, policy, binding, decision, denials);
