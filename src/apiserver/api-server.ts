@@ -22,6 +22,7 @@ import { QuotaNamespaces, resourceQuotaAdmission } from './admission/plugins/res
 import { runtimeClassAdmission } from './admission/plugins/runtime-class.js';
 import { serviceAccountAdmission } from './admission/plugins/service-account.js';
 import { taintNodesByConditionAdmission } from './admission/plugins/taint-nodes-by-condition.js';
+import { validatingAdmissionPolicy } from './admission/validating-admission-policy/index.js';
 import { CrdControllers } from './apiextensions/crd-controllers.js';
 import { CustomResourceRegistry } from './apiextensions/registry.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -103,7 +104,7 @@ export class ApiServer {
   /** Namespaces and whether they are terminating, for NamespaceLifecycle. */
   private readonly namespaces: NamespaceCache;
   /** What admission plugins read on every pod create, kept in memory as upstream's informers. */
-  private readonly admissionCaches: ObjectCache[];
+  private readonly admissionCaches: { start(): Promise<void>; stop(): void }[];
   private readonly admissionChain: AdmissionChain;
   /** The custom resources served from CustomResourceDefinitions, and the controllers that keep them. */
   readonly customResources: CustomResourceRegistry;
@@ -166,7 +167,34 @@ export class ApiServer {
     const serviceAccounts = cacheOf(this.resourceStore('', 'v1', 'serviceaccounts')!);
     const priorityClasses = cacheOf(this.resourceStore('scheduling.k8s.io', 'v1', 'priorityclasses')!);
     const limitRanges = cacheOf(this.resourceStore('', 'v1', 'limitranges')!);
-    this.admissionCaches = [namespaceObjects, serviceAccounts, priorityClasses, limitRanges];
+    const policies = validatingAdmissionPolicy({
+      store: options.store,
+      policyRoot: this.resourceStore('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies')!
+        .root,
+      bindingRoot: this.resourceStore(
+        'admissionregistration.k8s.io',
+        'v1',
+        'validatingadmissionpolicybindings',
+      )!.root,
+      resources: () => this.resources.values(),
+      namespaces: namespaceObjects,
+      authorize: (user, attributes) => this.authorizer.authorize({ user, apiVersion: '*', ...attributes }),
+      writeStatus: async (name, generation, status) => {
+        const policyStore = this.resourceStore(
+          'admissionregistration.k8s.io',
+          'v1',
+          'validatingadmissionpolicies',
+        )!;
+        await policyStore.guaranteedUpdate(
+          '',
+          name,
+          (current) =>
+            Number(current.metadata?.generation ?? 0) === generation ? { ...current, status } : current,
+          { subresource: 'status' },
+        );
+      },
+    });
+    this.admissionCaches = [namespaceObjects, serviceAccounts, priorityClasses, limitRanges, policies];
     this.namespaces = new NamespaceCache(namespaceObjects);
     this.policy = new PolicyCache(options.store);
     this.nodeGraph = new NodeGraphPopulator(options.store);
@@ -185,6 +213,7 @@ export class ApiServer {
       certificateSigningAdmission(this.authorizer),
       certificateSubjectRestrictionAdmission,
       resourceQuotaAdmission(core('resourcequotas'), this.quotaNamespaces),
+      policies.plugin,
     ]);
     for (const store of this.resources.values()) store.admissionChain = chain;
     this.admissionChain = chain;

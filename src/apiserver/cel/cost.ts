@@ -148,7 +148,9 @@ function estimate(node: ASTNode, scope: Scope): Estimate {
       // cel-go's size estimator follows object fields only: a map entry read with `.` has no
       // known size (one read with `[]` does).
       const field = operand.type?.kind === 'object' ? operand.type.fields.get(node.args[1]) : undefined;
-      const values = fieldValues(operand.values, field?.jsonName);
+      // Untyped values (admission's `object`) are followed by their JSON property names.
+      const name = operand.type === undefined ? String(node.args[1]) : field?.jsonName;
+      const values = fieldValues(operand.values, name);
       return { cost: operand.cost + 1, ...sized(field?.type, values) };
     }
     case '[]':
@@ -157,7 +159,9 @@ function estimate(node: ASTNode, scope: Scope): Estimate {
       const index = estimate(node.args[1], scope);
       const elem =
         operand.type?.kind === 'list' || operand.type?.kind === 'map' ? operand.type.elem : undefined;
-      return { cost: operand.cost + index.cost + 1, ...sized(elem, elem && elementValues(operand.values)) };
+      const items =
+        elem !== undefined || operand.type === undefined ? elementValues(operand.values) : undefined;
+      return { cost: operand.cost + index.cost + 1, ...sized(elem, items) };
     }
     case 'list': {
       const items = node.args.map((item) => estimate(item, scope));
@@ -379,6 +383,17 @@ export function estimateActualCost(
     ['self', { type: selfType, values: [self] }],
     ['oldSelf', { type: selfType, values: oldSelf === undefined ? [] : [oldSelf] }],
   ]);
+  return estimate(ast, scope).cost;
+}
+
+/**
+ * The cost of evaluating `ast` with its variables bound to these JSON values (admission
+ * expressions' `object`, `oldObject`, `params`, ...); unbound names count as unsized.
+ */
+export function estimateActualCostOf(ast: ASTNode, bindings: Readonly<Record<string, unknown>>): number {
+  const scope = new Map<string, Binding>();
+  for (const [name, value] of Object.entries(bindings))
+    scope.set(name, { type: undefined, values: value === undefined || value === null ? [] : [value] });
   return estimate(ast, scope).cost;
 }
 

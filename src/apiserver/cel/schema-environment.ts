@@ -25,9 +25,11 @@ export interface NodeEnvironment {
   converter: ValueConverter;
 }
 
-/** Environments declaring `self` and `oldSelf` as `type`, with a converter for its values. */
-export function environmentFor(type: DeclType): NodeEnvironment {
-  const typesEnv = newKubernetesEnvironment();
+/**
+ * Registers the object types of `type` and below on `env`, each with its fields and equality;
+ * returns the runtime class of each, for a converter.
+ */
+export function registerObjectTypes(env: Environment, type: DeclType): Map<DeclType, CelObjectClass> {
   const objects = new Set<Extract<DeclType, { kind: 'object' }>>();
   collectObjects(type, objects);
   const classes = new Map<DeclType, CelObjectClass>();
@@ -36,13 +38,20 @@ export function environmentFor(type: DeclType): NodeEnvironment {
     classes.set(object, Class);
     const fields: Record<string, string> = {};
     for (const [name, field] of object.fields) fields[name] = celTypeName(field.type);
-    typesEnv.registerType(object.name, { ctor: Class, fields });
-    typesEnv.registerOperator(`${object.name} == ${object.name}`, (a: CelObject, b: CelObject) =>
+    env.registerType(object.name, { ctor: Class, fields });
+    env.registerOperator(`${object.name} == ${object.name}`, (a: CelObject, b: CelObject) =>
       schemaEqual(a[RAW_JSON], b[RAW_JSON], object),
     );
     // Objects compare with null, as cel-go's message types do.
-    typesEnv.registerOperator(`${object.name} == null`, (a: unknown, b: unknown) => a === b);
+    env.registerOperator(`${object.name} == null`, (a: unknown, b: unknown) => a === b);
   }
+  return classes;
+}
+
+/** Environments declaring `self` and `oldSelf` as `type`, with a converter for its values. */
+export function environmentFor(type: DeclType): NodeEnvironment {
+  const typesEnv = newKubernetesEnvironment();
+  const classes = registerObjectTypes(typesEnv, type);
   const typeName = celTypeName(type);
   const ruleEnv = extendEnvironment(typesEnv);
   ruleEnv.registerVariable('self', typeName);

@@ -10,6 +10,16 @@ import {
   defaultStorageClass,
 } from '../defaults/groups.js';
 import {
+  defaultValidatingAdmissionPolicy,
+  validateValidatingAdmissionPolicy,
+  validateValidatingAdmissionPolicyUpdate,
+} from './admissionregistration/validating-admission-policy.js';
+import {
+  defaultValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicyBindingUpdate,
+} from './admissionregistration/validating-admission-policy-binding.js';
+import {
   validateHorizontalPodAutoscaler,
   validateHorizontalPodAutoscalerUpdate,
 } from './autoscaling/horizontal-pod-autoscaler.js';
@@ -33,6 +43,16 @@ import { validatePriorityClass, validatePriorityClassUpdate } from './scheduling
 import { validateStorageClass, validateStorageClassUpdate } from './storage/storage-class.js';
 
 export const extraGroups: Record<string, BuiltinKindRules> = {
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': {
+    defaults: defaultValidatingAdmissionPolicy,
+    validateCreate: validateValidatingAdmissionPolicy,
+    validateUpdate: validateValidatingAdmissionPolicyUpdate,
+  },
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding': {
+    defaults: defaultValidatingAdmissionPolicyBinding,
+    validateCreate: validateValidatingAdmissionPolicyBinding,
+    validateUpdate: validateValidatingAdmissionPolicyBindingUpdate,
+  },
   'batch/Job': { defaults: defaultJob, validateCreate: validateJob, validateUpdate: validateJobUpdate },
   'batch/CronJob': {
     defaults: defaultCronJob,
