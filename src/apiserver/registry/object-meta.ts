@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { KubeObject, ObjectMeta } from '../../api/object.js';
+import { semanticEqual } from './validation/json.js';
 
 /** The current second's timestamp, formatted once per second: several writes a millisecond ask. */
 let currentSecond = Number.NaN;
@@ -42,5 +43,7 @@ export function metaOf(object: KubeObject): ObjectMeta {
 export function specChanged(object: KubeObject, old: KubeObject): boolean {
   const { metadata: _m1, status: _s1, ...a } = object;
   const { metadata: _m2, status: _s2, ...b } = old;
-  return JSON.stringify(a) !== JSON.stringify(b);
+  // Semantic, as upstream's apiequality.Semantic.DeepEqual: key order (kubectl sorts keys; stored
+  // objects carry defaults appended) is not a change.
+  return !semanticEqual(a, b);
 }
