@@ -177,6 +177,7 @@ export class ApiServer {
         'validatingadmissionpolicybindings',
       )!.root,
       resources: () => this.resources.values(),
+      schemaFor: (gvk) => this.customResources.schemaOf(gvk.group, gvk.version, gvk.kind),
       namespaces: namespaceObjects,
       authorize: (user, attributes) => this.authorizer.authorize({ user, apiVersion: '*', ...attributes }),
       writeStatus: async (name, generation, status) => {

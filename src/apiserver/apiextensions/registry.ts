@@ -85,6 +85,16 @@ export class CustomResourceRegistry {
     return new ResourceStore(info, strategy, this.store, this.checkNamespace, codec);
   }
 
+  /** The schema of a served custom kind (ValidatingAdmissionPolicy type checking reads it). */
+  schemaOf(group: string, version: string, kind: string): JSONSchemaProps | undefined {
+    for (const entry of this.served.values()) {
+      for (const { info, schema } of entry.schemas) {
+        if (info.group === group && info.version === version && info.kind === kind) return schema;
+      }
+    }
+    return undefined;
+  }
+
   /** Runs `listener` after every change of what is served (discovery and OpenAPI caches). */
   onChange(listener: () => void): void {
     this.listeners.add(listener);

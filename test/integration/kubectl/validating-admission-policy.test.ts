@@ -267,4 +267,76 @@ spec:
     expect(await ok(['delete', 'validatingadmissionpolicies', '-l', 'suite=vap'])).toContain('deleted');
     expect(await ok(['get', 'validatingadmissionpolicies', '-l', 'suite=vap', '-o', 'name'])).toBe('');
   });
+  it('denies custom resources and type-checks against the CRD schema', async () => {
+    await apply(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.vap.example.com}
+spec:
+  group: vap.example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+`);
+    await ok(['wait', '--for=condition=Established', 'crd/widgets.vap.example.com', '--timeout=30s']);
+    await apply(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: widget-size}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [vap.example.com], apiVersions: [v1], operations: [CREATE], resources: [widgets]}
+  validations:
+  - expression: "object.spec.size <= 10"
+    message: widgets are at most 10
+  - expression: "object.spec.sise >= 0"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: widget-size}
+spec: {policyName: widget-size, validationActions: [Deny]}
+`);
+    const widget = (name: string, size: number) => `apiVersion: vap.example.com/v1
+kind: Widget
+metadata: {name: ${name}, namespace: default}
+spec: {size: ${size}}
+`;
+    let refusal = '';
+    for (let attempt = 0; attempt < 50 && refusal === ''; attempt++) {
+      const result = await cluster.kubectl(['create', '-f', '-'], { input: widget('big', 11) });
+      if (result.exitCode !== 0) refusal = result.stderr;
+      else await ok(['delete', 'widget', 'big']);
+    }
+    expect(refusal).toContain(
+      // kubectl create prints a 422 Status by its details: resource, name, then each cause's field
+      // (empty here) and message, as the Kubernetes docs show for a denied Deployment.
+      `The widgets "big" is invalid: : ValidatingAdmissionPolicy 'widget-size' with binding 'widget-size' denied request: widgets are at most 10`,
+    );
+    let warnings: unknown;
+    for (let attempt = 0; attempt < 50 && warnings === undefined; attempt++) {
+      const status = JSON.parse(
+        (await ok(['get', 'validatingadmissionpolicy', 'widget-size', '-o', 'jsonpath={.status}'])) || '{}',
+      );
+      warnings = status.typeChecking?.expressionWarnings;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(warnings).toEqual([
+      {
+        fieldRef: 'spec.validations[1].expression',
+        warning: expect.stringContaining(
+          "vap.example.com/v1, Kind=Widget: ERROR: <input>:1:12: undefined field 'sise'",
+        ),
+      },
+    ]);
+  });
 });
