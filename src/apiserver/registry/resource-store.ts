@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../api/object.js';
 import type { ResourceInfo } from '../../api/resources/types.js';
-import { fieldForbidden, fieldInvalid, GoRendered } from '../../api/selectors/field-errors.js';
+import { fieldForbidden, fieldInvalid, fieldRequired, GoRendered } from '../../api/selectors/field-errors.js';
 import type { FieldSelector, LabelSelector } from '../../api/selectors/index.js';
 import {
   CompactedError,
@@ -317,6 +317,10 @@ export class ResourceStore {
     if (generating) meta.name = generateName(meta.generateName!);
     await this.strategy.prepareForCreate(object, options.user);
     const errors = this.strategy.validateCreate(object);
+    // Every upstream strategy validates ObjectMeta; a strategy here that checks no name must
+    // still not store an object under an empty one.
+    if (errors.length === 0 && !meta.name)
+      errors.push(fieldRequired('metadata.name', 'name or generateName is required'));
     if (errors.length > 0) throw invalid(this.info.group, this.info.kind, meta.name ?? '', errors);
     if (options.user) this.admission?.(object, undefined, options.user);
     await this.admissionChain?.validate(attributes);
