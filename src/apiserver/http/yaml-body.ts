@@ -4,13 +4,14 @@
 import { parse } from 'yaml';
 
 export function parseYaml(text: string): unknown {
-  const tooDeep = flowDepthError(text);
+  const tooDeep = flowDepthError(text) ?? blockDepthError(text);
   if (tooDeep !== undefined) throw new Error(tooDeep);
   return parse(text);
 }
 
-/** go-yaml's (gopkg.in/yaml.v2 scannerc.go) max_flow_level. */
+/** go-yaml's (gopkg.in/yaml.v2 scannerc.go) max_flow_level, and its max_indents alike. */
 const MAX_FLOW_LEVEL = 10000;
+const MAX_INDENTS = 10000;
 
 /**
  * go-yaml's scanner refuses flow collections (`[`, `{`) nested past 10,000 levels; the `yaml`
@@ -70,4 +71,37 @@ function startsValue(c: number): boolean {
     c === 0x3f ||
     c === 0x21
   );
+}
+
+/** A chain of block entries (`- - - x`) or complex keys (`? ? x`) opening a line. */
+const COMPACT_CHAIN = /^(?:[-?](?: +|$))+/;
+
+/**
+ * go-yaml's other limit: 10,000 block indentation levels. Within the body size limit only
+ * compact chains (`- - - x`, each entry one column further) can reach it, and the `yaml`
+ * package overflows its stack on them after seconds; so each line's chain is counted against the
+ * indentation stack, as roll_indent and unroll_indent keep it.
+ */
+function blockDepthError(text: string): string | undefined {
+  if (text.length <= MAX_INDENTS) return undefined;
+  const indents: number[] = [];
+  const lines = text.split('\n');
+  for (let line = 0; line < lines.length; line++) {
+    const content = lines[line]!;
+    const column = content.length - content.trimStart().length;
+    if (column === content.length || content[column] === '#') continue;
+    while (indents.length > 0 && indents.at(-1)! > column) indents.pop();
+    const push = (at: number) => {
+      if (indents.length === 0 || indents.at(-1)! < at) indents.push(at);
+      return indents.length > MAX_INDENTS;
+    };
+    const failure = () => `${line === 0 ? '' : `line ${line + 1}: `}exceeded max depth of ${MAX_INDENTS}`;
+    if (push(column)) return failure();
+    const chain = COMPACT_CHAIN.exec(content.slice(column))?.[0] ?? '';
+    for (let at = 1; at < chain.length; at++) {
+      const c = chain[at];
+      if ((c === '-' || c === '?') && chain[at - 1] === ' ' && push(column + at)) return failure();
+    }
+  }
+  return undefined;
 }

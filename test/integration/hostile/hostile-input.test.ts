@@ -196,6 +196,24 @@ describe('hostile input', () => {
         }
       }
     }
+    // Compact block sequences reach go-yaml's indentation limit the same way.
+    for (const depth of [10_001, 50_000, 500_000]) {
+      for (const [line, body] of [
+        [1, `${'- '.repeat(depth)}x\n`],
+        [5, `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\ndata:\n${'- '.repeat(depth)}x\n`],
+        [2, `# comment\n${'? '.repeat(depth)}x\n`],
+      ] as const) {
+        const started = performance.now();
+        const response = await call('POST', CONFIGMAPS, body, YAML_TYPE);
+        expect(performance.now() - started).toBeLessThan(1000);
+        expectStatus(
+          response,
+          400,
+          'BadRequest',
+          `yaml: ${line === 1 ? '' : `line ${line}: `}exceeded max depth of 10000`,
+        );
+      }
+    }
     // Brackets in quotes, comments and plain scalars do not nest.
     const quoted = await call(
       'POST',
