@@ -177,8 +177,17 @@ export class ResourceStore {
 
   /** The text to store for an object in this endpoint's version. */
   private storedText(object: KubeObject): string {
-    if (this.codec) return encodeForStorage(this.codec.toStorage(object));
-    return encodeForStorage(this.storageVersion ? convert(object, this.storageVersion) : object);
+    try {
+      if (this.codec) return encodeForStorage(this.codec.toStorage(object));
+      return encodeForStorage(this.storageVersion ? convert(object, this.storageVersion) : object);
+    } catch (error) {
+      // JSON.stringify recurses on V8's fixed stack, which holds a few thousand levels where Go
+      // (and kube-apiserver's 10,000-level decode limit) holds more: an object this deep could
+      // not be encoded for reads and watches either, so it is refused rather than a 500.
+      if (error instanceof RangeError)
+        throw badRequest(`the object is nested too deeply to be stored: ${error.message}`);
+      throw error;
+    }
   }
 
   key(namespace: string, name: string): string {
