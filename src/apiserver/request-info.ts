@@ -3,6 +3,7 @@
  * RequestInfoFactory does: resource requests under /api and /apis, everything else a
  * non-resource path.
  */
+import { queryBool } from './http/query-bool.js';
 
 export type ResourceVerb =
   | 'get'
@@ -105,7 +106,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     case 'GET':
     case 'HEAD':
       // A proxied request's query belongs to the backend: ?watch there is no watch here.
-      if (watchPath || (!proxy && isTrue(query.get('watch')))) verb = 'watch';
+      if (watchPath || (!proxy && queryBool(query, 'watch'))) verb = 'watch';
       else verb = name === '' ? 'list' : 'get';
       break;
     case 'POST':
@@ -141,8 +142,4 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   if (!proxy) return info;
   const below = extra.length > 0 ? `/${extra.join('/')}` : '';
   return { ...info, proxyPath: path.endsWith('/') ? `${below}/` : below };
-}
-
-function isTrue(value: string | null): boolean {
-  return value === 'true' || value === '1';
 }

@@ -18,7 +18,7 @@ import {
   OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
 } from '../openapi/protobuf/negotiate.js';
 import type { SchemaSource } from '../openapi/schema-source.js';
-import { notAcceptable } from '../status.js';
+import { notAcceptable, StatusError } from '../status.js';
 
 /**
  * Serves discovery (/api, /apis and below, legacy and aggregated), /version and the OpenAPI
@@ -33,10 +33,12 @@ export function serveDiscovery(
   const path = ctx.path.replace(/\/+$/, '') || '/';
   const parts = path.split('/').filter((p) => p !== '');
   if (path === '/version') {
+    requireGet(ctx);
     sendJsonText(ctx.res, 200, versionBody());
     return true;
   }
   if (path === '/api' || path === '/apis') {
+    requireGet(ctx);
     if (negotiateDiscovery(ctx.headers.accept) === 'aggregated') {
       const document = path === '/api' ? aggregatedCoreDiscovery(table) : aggregatedGroupsDiscovery(table);
       const etag = `"${aggregatedDiscoveryETag(document)}"`;
@@ -108,6 +110,23 @@ export function serveDiscovery(
 
 function sendIfFound(ctx: RequestContext, body: unknown): boolean {
   if (body === undefined) return false;
+  requireGet(ctx);
   sendJson(ctx.res, 200, body);
   return true;
+}
+
+/**
+ * /version and the discovery documents are go-restful routes for GET alone: another method gets
+ * go-restful's 405, which the apiserver's service error handler wraps in a Status.
+ */
+function requireGet(ctx: RequestContext): void {
+  if (ctx.method === 'GET') return;
+  throw new StatusError(
+    405,
+    'MethodNotAllowed',
+    'the server does not allow this method on the requested resource',
+    {
+      causes: [{ reason: 'UnexpectedServerResponse', message: '405: Method Not Allowed' }],
+    },
+  );
 }

@@ -1,6 +1,7 @@
 import { isJsonObject, type KubeObject } from '../../api/object.js';
 import { deprecationWarning } from '../../api/resources/lookup.js';
 import { fieldInvalid } from '../../api/selectors/field-errors.js';
+import { goQuote } from '../../api/selectors/go-text.js';
 import {
   labelSelectorFromObject,
   parseFieldSelector,
@@ -18,6 +19,7 @@ import {
 } from '../field-validation/index.js';
 import { readBody, readObjectBody, readObjectBodyWithSource } from '../http/body.js';
 import { negotiate, negotiateObjectOnly } from '../http/negotiate.js';
+import { optionalQueryBool, queryBool } from '../http/query-bool.js';
 import { sendJson, sendJsonText } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
 import { APPLY_PATCH_YAML, applyPatch, PatchError, patchTypeOf } from '../patch/index.js';
@@ -104,8 +106,8 @@ export class ResourceHandler {
             namespace,
             resourceVersion: ctx.query.get('resourceVersion') ?? undefined,
             resourceVersionMatch: ctx.query.get('resourceVersionMatch') ?? undefined,
-            sendInitialEvents: ctx.query.get('sendInitialEvents') === 'true',
-            allowBookmarks: ctx.query.get('allowWatchBookmarks') === 'true',
+            sendInitialEvents: queryBool(ctx.query, 'sendInitialEvents'),
+            allowBookmarks: queryBool(ctx.query, 'allowWatchBookmarks'),
             timeoutSeconds: numberParam(ctx.query, 'timeoutSeconds'),
             filter: resources.filterFor(...this.selectors(ctx, resources)),
             rendering: negotiate(ctx.headers.accept, true),
@@ -449,9 +451,10 @@ export class ResourceHandler {
     const grace =
       numberParam(ctx.query, 'gracePeriodSeconds') ?? (fromBody.gracePeriodSeconds as number | undefined);
     let policy = (ctx.query.get('propagationPolicy') ?? fromBody.propagationPolicy) as string | undefined;
-    const orphan = ctx.query.get('orphanDependents') ?? (fromBody.orphanDependents as boolean | undefined);
+    const orphan =
+      optionalQueryBool(ctx.query, 'orphanDependents') ?? (fromBody.orphanDependents as boolean | undefined);
     if (policy === undefined && orphan !== undefined && orphan !== null) {
-      policy = String(orphan) === 'true' ? 'Orphan' : 'Background';
+      policy = orphan === true ? 'Orphan' : 'Background';
     }
     if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy)) {
       throw badRequest(
@@ -524,8 +527,14 @@ function numberParam(query: URLSearchParams, name: string): number | undefined {
   const value = query.get(name);
   if (value === null || value === '') return undefined;
   if (!/^-?[0-9]+$/.test(value)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(value)}`);
-  return Number(value);
+  // The parameters are int64 (strconv.ParseInt); past 2^53 the exact value cannot matter here.
+  const parsed = BigInt(value);
+  if (parsed > INT64_MAX || parsed < -INT64_MAX - 1n)
+    throw badRequest(`strconv.ParseInt: parsing ${goQuote(value)}: value out of range`);
+  return Math.max(Math.min(Number(value), Number.MAX_SAFE_INTEGER), Number.MIN_SAFE_INTEGER);
 }
+
+const INT64_MAX = 2n ** 63n - 1n;
 
 function pinnedVersion(body: Buffer): string | undefined {
   try {

@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject } from '../../api/object.js';
+import { exceedsGoNestingDepth, goJsonSyntaxError } from '../patch/go-json.js';
 import { PROTOBUF_CONTENT_TYPE } from '../protobuf/content-type.js';
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../status.js';
 import type { ApiRequest } from './types.js';
@@ -52,11 +53,22 @@ function prematureClose(): Error {
 }
 
 /** Parses a JSON object body; anything else is a 400 naming the problem. */
-export function parseJsonObject(body: Buffer): JsonObject {
+export function parseJsonObject(body: Buffer, expected?: { kind: string }): JsonObject {
   if (body.length === 0) throw badRequest('the request body is empty');
+  const text = body.toString('utf8');
+  // Refused before JSON.parse, as Go's scanner refuses it: a value this deep would overflow the
+  // stack of every recursive walk after decoding (storage encoding first).
+  if (exceedsGoNestingDepth(text)) {
+    const problem = goJsonSyntaxError(body) ?? 'exceeded max depth';
+    // transformDecodeError's wording when the kind could not be read (SimpleMetaFactory.Interpret).
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${expected?.kind ?? 'Object'}): ` +
+        `couldn't get version/kind; json parse error: ${problem} (${summarizeBody(body)})`,
+    );
+  }
   let value: unknown;
   try {
-    value = JSON.parse(body.toString('utf8'));
+    value = JSON.parse(text);
   } catch (error) {
     throw badRequest(`json parse error: ${(error as Error).message}`);
   }
@@ -66,6 +78,13 @@ export function parseJsonObject(body: Buffer): JsonObject {
     );
   }
   return value;
+}
+
+/** apiserver's summarizeData: the first 30 bytes, as text when they open an object, else in hex. */
+function summarizeBody(body: Buffer): string {
+  const head = body.subarray(0, 30);
+  const more = body.length > 30 ? ' ...' : '';
+  return body[0] === 0x7b ? `${head.toString('utf8')}${more}` : `${head.toString('hex')}${more}`;
 }
 
 /** Media types a create or update body may use. */
@@ -103,8 +122,36 @@ export async function readObjectBodyWithSource(
   if (options.optional && body.length === 0) return { object: {} };
   const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   if (contentType === 'application/json' || contentType === '')
-    return { object: parseJsonObject(body), json: body };
-  return { object: await decodeOther(body, contentType, expected) };
+    return { object: decodedObjectMeta(parseJsonObject(body, expected), expected), json: body };
+  return { object: decodedObjectMeta(await decodeOther(body, contentType, expected), expected) };
+}
+
+/**
+ * What decoding into the Go type does to `metadata`: a value that is not an object cannot become
+ * an ObjectMeta (400), and null fields (`labels: null`, `finalizers: null`, ...) decode to Go's
+ * zero values, which every ObjectMeta field omits when empty.
+ */
+function decodedObjectMeta(object: JsonObject, expected: { version: string; kind: string }): JsonObject {
+  if (!Object.hasOwn(object, 'metadata')) return object;
+  const metadata = object.metadata;
+  if (metadata === null) {
+    delete object.metadata;
+    return object;
+  }
+  if (!isJsonObject(metadata)) {
+    const { kind, version } = expected;
+    const valueKind = Array.isArray(metadata)
+      ? 'array'
+      : typeof metadata === 'boolean'
+        ? 'bool'
+        : typeof metadata;
+    throw badRequest(
+      `${kind} in version "${version}" cannot be handled as a ${kind}: json: cannot unmarshal ${valueKind} ` +
+        `into Go struct field ${kind}.metadata of type v1.ObjectMeta`,
+    );
+  }
+  for (const [field, value] of Object.entries(metadata)) if (value === null) delete metadata[field];
+  return object;
 }
 
 async function decodeOther(

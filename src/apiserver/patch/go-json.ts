@@ -15,6 +15,12 @@ const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 /** Decodes JSON like Go's json.Unmarshal into interface{}; throws GoJsonSyntaxError on bad input. */
 export function decodeJsonLikeGo(body: string | Uint8Array): JsonValue {
   const text = typeof body === 'string' ? body : utf8.decode(body);
+  // Go's scanner refuses nesting past 10,000 levels before decoding; JSON.parse would accept it
+  // and leave a value too deep for the recursive walks that follow (a stack overflow, a 500).
+  if (exceedsGoNestingDepth(text)) {
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    throw new GoJsonSyntaxError(goJsonSyntaxError(bytes) ?? 'exceeded max depth');
+  }
   try {
     return JSON.parse(text) as JsonValue;
   } catch {
@@ -37,6 +43,29 @@ function goJsonValueKind(value: JsonValue): string {
 }
 
 const maxNestingDepth = 10000;
+
+/**
+ * Whether `text` opens more than Go's 10,000 nested arrays or objects at some point (brackets
+ * inside strings do not count). One linear pass over char codes, cheap enough to run before
+ * every decode; the exact error then comes from goJsonSyntaxError.
+ */
+export function exceedsGoNestingDepth(text: string): boolean {
+  // A text shorter than the limit cannot nest past it.
+  if (text.length <= maxNestingDepth) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > maxNestingDepth) return true;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return false;
+}
 
 type Context = 'objectKey' | 'objectValue' | 'arrayValue';
 type Step = (c: number) => string | undefined;

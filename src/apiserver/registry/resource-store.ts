@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../api/object.js';
 import type { ResourceInfo } from '../../api/resources/types.js';
-import { fieldForbidden, fieldInvalid, GoRendered } from '../../api/selectors/field-errors.js';
+import { fieldForbidden, fieldInvalid, fieldRequired, GoRendered } from '../../api/selectors/field-errors.js';
 import type { FieldSelector, LabelSelector } from '../../api/selectors/index.js';
 import {
   CompactedError,
@@ -177,8 +177,17 @@ export class ResourceStore {
 
   /** The text to store for an object in this endpoint's version. */
   private storedText(object: KubeObject): string {
-    if (this.codec) return encodeForStorage(this.codec.toStorage(object));
-    return encodeForStorage(this.storageVersion ? convert(object, this.storageVersion) : object);
+    try {
+      if (this.codec) return encodeForStorage(this.codec.toStorage(object));
+      return encodeForStorage(this.storageVersion ? convert(object, this.storageVersion) : object);
+    } catch (error) {
+      // JSON.stringify recurses on V8's fixed stack, which holds a few thousand levels where Go
+      // (and kube-apiserver's 10,000-level decode limit) holds more: an object this deep could
+      // not be encoded for reads and watches either, so it is refused rather than a 500.
+      if (error instanceof RangeError)
+        throw badRequest(`the object is nested too deeply to be stored: ${error.message}`);
+      throw error;
+    }
   }
 
   key(namespace: string, name: string): string {
@@ -317,6 +326,10 @@ export class ResourceStore {
     if (generating) meta.name = generateName(meta.generateName!);
     await this.strategy.prepareForCreate(object, options.user);
     const errors = this.strategy.validateCreate(object);
+    // Every upstream strategy validates ObjectMeta; a strategy here that checks no name must
+    // still not store an object under an empty one.
+    if (errors.length === 0 && !meta.name)
+      errors.push(fieldRequired('metadata.name', 'name or generateName is required'));
     if (errors.length > 0) throw invalid(this.info.group, this.info.kind, meta.name ?? '', errors);
     if (options.user) this.admission?.(object, undefined, options.user);
     await this.admissionChain?.validate(attributes);

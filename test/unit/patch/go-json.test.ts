@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { decodeJsonLikeGo, goJsonSyntaxError } from '../../../src/apiserver/patch/go-json.js';
+import {
+  decodeJsonLikeGo,
+  exceedsGoNestingDepth,
+  goJsonSyntaxError,
+} from '../../../src/apiserver/patch/go-json.js';
 
 // Texts of Go's encoding/json (checked against Go 1.19's json.Unmarshal).
 const syntaxErrors: [string, string][] = [
@@ -39,5 +43,19 @@ describe('Go JSON decoding errors', () => {
       expect(goJsonSyntaxError(Buffer.from(input))).toBeUndefined();
       expect(decodeJsonLikeGo(Buffer.from(input))).toEqual(JSON.parse(input));
     }
+  });
+});
+
+describe('nesting depth', () => {
+  it('refuses JSON nested past 10,000 levels with Go scanner text, counting no brackets in strings', () => {
+    const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+    expect(exceedsGoNestingDepth(deep(10_000))).toBe(false);
+    expect(exceedsGoNestingDepth(deep(10_001))).toBe(true);
+    expect(exceedsGoNestingDepth(`"${'['.repeat(30_000)}"`)).toBe(false);
+    expect(exceedsGoNestingDepth(`["\\"${'{'.repeat(30_000)}"]`)).toBe(false);
+    expect(() => decodeJsonLikeGo(`{"a":${deep(10_001)}}`)).toThrow(
+      "invalid character '[' exceeded max depth",
+    );
+    expect(decodeJsonLikeGo(deep(10_000))).toBeInstanceOf(Array);
   });
 });

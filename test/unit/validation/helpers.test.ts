@@ -27,7 +27,24 @@ describe('decode errors', () => {
     expect(rules?.decodeError?.(pod({ requests: { memory: '1GG' } }))).toBe(
       "unable to parse quantity's suffix",
     );
-    expect(rulesFor('', 'ConfigMap')?.decodeError).toBeUndefined();
+    expect(rulesFor('', 'Secret')?.decodeError).toBeUndefined();
+  });
+
+  it('reports ConfigMap data and binaryData values that are not strings, and makes null the empty string', () => {
+    const decodeError = rulesFor('', 'ConfigMap')?.decodeError;
+    expect(decodeError?.({ data: { a: 'x' }, binaryData: { b: 'eA==' } })).toBeUndefined();
+    expect(decodeError?.({ data: { a: 1 } })).toBe(
+      'json: cannot unmarshal number into Go struct field ConfigMap.data of type string',
+    );
+    expect(decodeError?.({ binaryData: { a: false } })).toBe(
+      'json: cannot unmarshal bool into Go struct field ConfigMap.binaryData of type []uint8',
+    );
+    expect(decodeError?.({ data: 'x' })).toBe(
+      'json: cannot unmarshal string into Go struct field ConfigMap.data of type map[string]string',
+    );
+    const withNull = { data: { a: null } };
+    expect(decodeError?.(withNull)).toBeUndefined();
+    expect(withNull.data).toEqual({ a: '' });
   });
 
   it('looks inside templates and claim templates', () => {

@@ -119,3 +119,35 @@ export function quantityDecodeError(object: unknown, patterns: readonly Pattern[
   }
   return undefined;
 }
+
+/** Go's JSON kind word for a decoded value (json.UnmarshalTypeError's Value). */
+function goValueKind(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (isJsonObject(value)) return 'object';
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value;
+}
+
+/**
+ * ConfigMap `data` is a map[string]string and `binaryData` a map[string][]byte: a value of
+ * another JSON type fails decoding (null decodes to the zero value, and is made one here).
+ */
+export function configMapDecodeError(configMap: unknown): string | undefined {
+  if (!isJsonObject(configMap)) return undefined;
+  const fields = [
+    ['data', 'map[string]string', 'string'],
+    ['binaryData', 'map[string][]uint8', '[]uint8'],
+  ] as const;
+  for (const [field, mapType, valueType] of fields) {
+    const map = configMap[field];
+    if (map === undefined || map === null) continue;
+    const typeError = (value: unknown, goType: string) =>
+      `json: cannot unmarshal ${goValueKind(value)} into Go struct field ConfigMap.${field} of type ${goType}`;
+    if (!isJsonObject(map)) return typeError(map, mapType);
+    for (const [key, value] of Object.entries(map)) {
+      if (value === null) map[key] = '';
+      else if (typeof value !== 'string') return typeError(value, valueType);
+    }
+  }
+  return undefined;
+}

@@ -61,7 +61,7 @@ import { validateResourceQuota, validateResourceQuotaUpdate } from './core/resou
 import { validateSecret, validateSecretUpdate } from './core/secret.js';
 import { validateService, validateServiceUpdate } from './core/service.js';
 import { validateServiceAccount, validateServiceAccountUpdate } from './core/service-account.js';
-import { QUANTITY_PATTERNS, quantityDecodeError } from './decode-check.js';
+import { configMapDecodeError, QUANTITY_PATTERNS, quantityDecodeError } from './decode-check.js';
 import { extraGroups } from './groups.js';
 import { validatePodCreate, validatePodUpdate } from './pod/pod.js';
 import { validatePodStatusUpdate } from './pod/pod-status.js';
@@ -98,7 +98,11 @@ const coreAndApps: Record<string, BuiltinKindRules> = {
     validateCreate: validateNamespace,
     validateUpdate: validateNamespaceUpdate,
   },
-  '/ConfigMap': { validateCreate: validateConfigMap, validateUpdate: validateConfigMapUpdate },
+  '/ConfigMap': {
+    validateCreate: validateConfigMap,
+    validateUpdate: validateConfigMapUpdate,
+    decodeError: configMapDecodeError,
+  },
   '/Secret': {
     defaults: defaultSecret,
     validateCreate: validateSecret,
