@@ -18,6 +18,7 @@ import {
 import { csrApprovingController } from '../controllers/csrapproving/csr-approving-controller.js';
 import { csrCleanerController } from '../controllers/csrcleaner/csr-cleaner-controller.js';
 import { csrSigningController } from '../controllers/csrsigning/csr-signing-controller.js';
+import { daemonSetController } from '../controllers/daemonset/daemonset-controller.js';
 import { deploymentController } from '../controllers/deployment/deployment-controller.js';
 import { disruptionController } from '../controllers/disruption/disruption-controller.js';
 import { endpointsController } from '../controllers/endpoint/endpoints-controller.js';
@@ -64,6 +65,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   replicaSetController,
   replicationControllerController,
   deploymentController,
+  daemonSetController,
   disruptionController,
   csrApprovingController,
   csrSigningController,
