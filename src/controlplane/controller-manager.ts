@@ -35,6 +35,7 @@ import { resourceQuotaController } from '../controllers/resourcequota/resource-q
 import { rootCaPublisherController } from '../controllers/root-ca-publisher/root-ca-publisher.js';
 import { serviceAccountController } from '../controllers/serviceaccount/serviceaccounts-controller.js';
 import { serviceAccountTokenController } from '../controllers/serviceaccount-token/tokens-controller.js';
+import { statefulSetController } from '../controllers/statefulset/statefulset-controller.js';
 import { taintEvictionController } from '../controllers/tainteviction/taint-eviction-controller.js';
 import { ttlAfterFinishedController } from '../controllers/ttlafterfinished/ttl-after-finished-controller.js';
 import { controllerIdentity, type LoopbackClients } from './loopback.js';
@@ -66,6 +67,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   replicationControllerController,
   deploymentController,
   daemonSetController,
+  statefulSetController,
   disruptionController,
   csrApprovingController,
   csrSigningController,
