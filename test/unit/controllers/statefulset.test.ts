@@ -54,12 +54,6 @@ const statusBecomes = (name: string, check: (s: StatefulSet) => boolean, timeout
     return check(set) ? set : undefined;
   }, timeoutMs);
 
-/** Pod creation times by name: OrderedReady creates each after the previous is ready. */
-const creationOrder = (list: Pod[]) =>
-  [...list]
-    .sort((a, b) => a.metadata!.creationTimestamp!.localeCompare(b.metadata!.creationTimestamp!) || 0)
-    .map((p) => p.metadata!.name);
-
 describe('statefulset controller', () => {
   it('creates ordinal pods in order with their identity and a claim per ordinal', async () => {
     const seen: string[] = [];
