@@ -154,8 +154,10 @@ export function planRollingUpdate(
         continue;
       }
       if (old === undefined) continue;
-      if (!available(old)) replaceNow.push(old);
-      else if (unavailable < maxUnavailable) candidates.push(old);
+      if (!available(old)) {
+        replaceNow.push(old);
+        unavailable++;
+      } else if (unavailable < maxUnavailable) candidates.push(old);
     }
     const remaining = Math.min(Math.max(0, maxUnavailable - unavailable), candidates.length);
     return { createOn: [], remove: [...replaceNow, ...candidates.slice(0, remaining)] };
