@@ -17,6 +17,8 @@ export interface NodeState {
 export interface SyncPlan {
   readonly createOn: string[];
   readonly remove: Pod[];
+  /** The failed pods among `remove` (deleted subject to the failed-pods backoff). */
+  readonly failed?: Pod[];
 }
 
 const deleting = (pod: Pod): boolean => pod.metadata?.deletionTimestamp !== undefined;
@@ -43,6 +45,7 @@ export function planManage(
 ): SyncPlan {
   const createOn: string[] = [];
   const remove: Pod[] = [];
+  const failed: Pod[] = [];
   const minReadySeconds = daemonSet.spec?.minReadySeconds ?? 0;
   const known = new Set(nodes.map((node) => node.name));
   for (const node of nodes) {
@@ -59,8 +62,10 @@ export function planManage(
     const running: Pod[] = [];
     for (const pod of pods) {
       if (deleting(pod)) continue;
-      if (pod.status?.phase === 'Failed') remove.push(pod);
-      else running.push(pod);
+      if (pod.status?.phase === 'Failed') {
+        remove.push(pod);
+        failed.push(pod);
+      } else running.push(pod);
     }
     if (running.length <= 1) continue;
     running.sort(byCreationThenPhase);
@@ -89,7 +94,7 @@ export function planManage(
     if (known.has(nodeName)) continue;
     for (const pod of pods) if (!deleting(pod)) remove.push(pod);
   }
-  return { createOn, remove };
+  return { createOn, remove, failed };
 }
 
 /** The one updated and one old pod on a node, or `ok: false` when there are more (findUpdatedPodsOnNode). */

@@ -6,6 +6,7 @@ import { type LabelSelector, labelSelectorFromObject } from '../../api/selectors
 import type { ControllerRevision, DaemonSet } from '../../api/types/apps-v1.generated.js';
 import type { Node, Pod } from '../../api/types/core-v1.generated.js';
 import { Controller, objectOf, splitKey } from '../../client/controller.js';
+import type { EventRecorder } from '../../client/events/index.js';
 import type { SharedInformer } from '../../client/informers/index.js';
 import { CONTROLLER_REVISIONS, DAEMON_SETS, NODES, PODS } from '../../client/resources.js';
 import { hasStatusCause, isNotFound } from '../../client/rest/index.js';
@@ -24,6 +25,7 @@ import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../controller-uti
 import { cleanupHistory, syncRevisions } from '../history/revision-sync.js';
 import { daemonSetStatus, planManage, planRollingUpdate, type SyncPlan } from './daemon-plan.js';
 import { daemonPodTemplate, nodeShouldRunDaemonPod, targetNodeName } from './daemon-pods.js';
+import { FailedPodsBackoff } from './failed-pods-backoff.js';
 
 const SERVICE_ACCOUNT = 'daemon-set-controller';
 const DAEMON_SET_KIND: OwnerKind = { apiVersion: 'apps/v1', kind: 'DaemonSet' };
@@ -42,6 +44,8 @@ export class DaemonSetController implements RunnableController {
   private readonly revisionClient: ResourceClient<ControllerRevision>;
   private readonly podControl: PodControl;
   private readonly expectations: ControllerExpectations;
+  private readonly recorder: EventRecorder;
+  private readonly failedPodsBackoff = new FailedPodsBackoff();
 
   constructor(
     context: ControllerContext,
@@ -50,7 +54,8 @@ export class DaemonSetController implements RunnableController {
     const client = context.clientFor(SERVICE_ACCOUNT);
     this.resource = client.resource<DaemonSet>(DAEMON_SETS);
     this.revisionClient = client.resource<ControllerRevision>(CONTROLLER_REVISIONS);
-    this.podControl = new PodControl(client, context.recorderFor(SERVICE_ACCOUNT, 'daemonset-controller'));
+    this.recorder = context.recorderFor(SERVICE_ACCOUNT, 'daemonset-controller');
+    this.podControl = new PodControl(client, this.recorder);
     this.expectations = new ControllerExpectations(now);
     this.daemonSets = context.informers.informerFor<DaemonSet>(DAEMON_SETS);
     this.pods = context.informers.informerFor<Pod>(PODS);
@@ -153,7 +158,11 @@ export class DaemonSetController implements RunnableController {
     const podsByNode = groupByNode(pods);
     const nowMs = this.now();
     if (this.expectations.satisfied(key)) {
-      const manage = planManage(current, nodes, podsByNode, hash, nowMs);
+      const manage = this.limitFailedDeletions(
+        current,
+        planManage(current, nodes, podsByNode, hash, nowMs),
+        nowMs,
+      );
       await this.syncNodes(key, current, manage, hash);
       if (
         (current.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate' &&
@@ -182,6 +191,35 @@ export class DaemonSetController implements RunnableController {
       return { requeueAfterMs: minReadySeconds * 1000 };
     }
     return undefined;
+  }
+
+  /**
+   * Failed pods are deleted (and replaced) at most once per backoff period per node, with a
+   * FailedDaemonPod event each time; a node still in backoff is looked at again when it ends.
+   */
+  private limitFailedDeletions(daemonSet: DaemonSet, plan: SyncPlan, nowMs: number): SyncPlan {
+    const failed = new Set(plan.failed ?? []);
+    if (failed.size === 0) return plan;
+    this.failedPodsBackoff.gc(nowMs);
+    const parent = { ...daemonSet, ...DAEMON_SET_KIND };
+    const remove = plan.remove.filter((pod) => {
+      if (!failed.has(pod)) return true;
+      const node = targetNodeName(pod) ?? '';
+      const backoffKey = `${daemonSet.metadata?.uid ?? ''}/${node}`;
+      if (this.failedPodsBackoff.inBackoff(backoffKey, nowMs)) {
+        this.controller.enqueueAfter(daemonSet, this.failedPodsBackoff.delay(backoffKey));
+        return false;
+      }
+      this.failedPodsBackoff.next(backoffKey, nowMs);
+      this.recorder.event(
+        parent,
+        'Warning',
+        'FailedDaemonPod',
+        `Found failed daemon pod ${pod.metadata?.namespace}/${pod.metadata?.name} on node ${node}, will try to kill it`,
+      );
+      return true;
+    });
+    return { ...plan, remove };
   }
 
   private ownedRevisions(daemonSet: DaemonSet): ControllerRevision[] {

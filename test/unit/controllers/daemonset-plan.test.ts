@@ -16,6 +16,7 @@ import {
   pinnedToNode,
   targetNodeName,
 } from '../../../src/controllers/daemonset/daemon-pods.js';
+import { FailedPodsBackoff } from '../../../src/controllers/daemonset/failed-pods-backoff.js';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
 const HASH = 'new';
@@ -163,6 +164,7 @@ describe('manage', () => {
     ];
     const plan = planManage(ds(), nodes, byNode(keep, extra, failed, gone, evicted), HASH, NOW);
     expect(plan.createOn).toEqual(['c']);
+    expect(plan.failed).toEqual([failed]);
     expect(plan.remove.map((p) => p.metadata!.name).sort()).toEqual(
       [extra, failed, gone, evicted].map((p) => p.metadata!.name).sort(),
     );
@@ -240,6 +242,23 @@ describe('rolling update', () => {
       NOW,
     );
     expect(done.remove).toEqual([oldA]);
+  });
+});
+
+describe('failed pods backoff', () => {
+  it('doubles from one second up to fifteen minutes per key, and forgets idle keys', () => {
+    const backoff = new FailedPodsBackoff();
+    expect(backoff.inBackoff('k', 0)).toBe(false);
+    backoff.next('k', 0);
+    expect(backoff.delay('k')).toBe(1_000);
+    expect(backoff.inBackoff('k', 999)).toBe(true);
+    expect(backoff.inBackoff('k', 1_000)).toBe(false);
+    backoff.next('k', 1_000);
+    expect(backoff.delay('k')).toBe(2_000);
+    for (let i = 0; i < 20; i++) backoff.next('k', 2_000);
+    expect(backoff.delay('k')).toBe(15 * 60_000);
+    backoff.gc(2_000 + 30 * 60_000 + 1);
+    expect(backoff.delay('k')).toBe(0);
   });
 });
 

@@ -10,6 +10,7 @@ import {
   type InProcessControlPlane,
   startInProcessControlPlane,
 } from '../../support/control-plane.js';
+import { eventRecorded } from './workload-support.js';
 
 const NS = 'default';
 let cp: InProcessControlPlane;
@@ -108,6 +109,30 @@ describe('daemonset controller', () => {
         : undefined;
     });
     expect(replaced.some((p) => p.spec!.nodeName === victim!.spec!.nodeName)).toBe(true);
+  });
+
+  it('deletes and replaces a failed pod with a FailedDaemonPod event', async () => {
+    const [victim] = await livePods('agent');
+    await pods().patch(
+      NS,
+      victim!.metadata!.name!,
+      'merge',
+      { status: { phase: 'Failed' } },
+      { subresource: 'status' },
+    );
+    const ds = await daemonSets().get(NS, 'agent');
+    await eventRecorded(
+      cp.admin,
+      { ...ds, kind: 'DaemonSet' },
+      'FailedDaemonPod',
+      `Found failed daemon pod ${NS}/${victim!.metadata!.name} on node ${victim!.spec!.nodeName}, will try to kill it`,
+    );
+    await eventually(async () => {
+      const now = await livePods('agent');
+      return now.length === 3 && !now.some((p) => p.metadata!.uid === victim!.metadata!.uid)
+        ? true
+        : undefined;
+    });
   });
 
   it('follows nodeSelector and taints: a NoSchedule taint keeps new pods off, a NoExecute one evicts', async () => {
