@@ -104,6 +104,22 @@ describe('the update pass', () => {
     expect(next.log).toEqual(['create s-1 v2']);
   });
 
+  it('with minReadySeconds, OrderedReady waits for availability and the status counts it', async () => {
+    const slow = set({ minReadySeconds: 3600 });
+    const { log, actions } = recorder();
+    const status = await updateStatefulSet(slow, SAME, [live(0, 's-2')], actions, NOW);
+    expect(log).toEqual([]);
+    expect(status).toMatchObject({ replicas: 1, readyReplicas: 1, availableReplicas: 0 });
+    const quick = await updateStatefulSet(
+      set({ minReadySeconds: 60 }),
+      SAME,
+      [live(0, 's-2')],
+      recorder().actions,
+      NOW,
+    );
+    expect(quick.availableReplicas).toBe(1);
+  });
+
   it('Parallel creates every missing ordinal from ordinals.start at once', async () => {
     const { log, actions } = recorder();
     await updateStatefulSet(

@@ -171,6 +171,32 @@ describe('statefulset controller', () => {
     }, 20_000);
   }, 60_000);
 
+  it('deletes the claims with the StatefulSet when whenDeleted is Delete', async () => {
+    await sets().create(
+      statefulSet('gone', 2, {
+        podManagementPolicy: 'Parallel',
+        persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
+        volumeClaimTemplates: [
+          {
+            metadata: { name: 'tmp' },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+          },
+        ],
+      }),
+    );
+    await statusBecomes('gone', (s) => s.status?.readyReplicas === 2);
+    const owned = (await claims().list(NS)).items.filter((c) => c.metadata!.name!.startsWith('tmp-gone-'));
+    expect(owned.map((c) => c.metadata!.ownerReferences?.[0]?.kind)).toEqual(['StatefulSet', 'StatefulSet']);
+    await sets().delete(NS, 'gone');
+    await eventually(
+      async () =>
+        (await claims().list(NS)).items.some((c) => c.metadata!.name!.startsWith('tmp-gone-'))
+          ? undefined
+          : true,
+      20_000,
+    );
+  }, 40_000);
+
   it('leaves pods alone with OnDelete until deleted', async () => {
     await sets().patch(NS, 'par', 'merge', {
       spec: {
