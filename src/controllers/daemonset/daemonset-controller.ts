@@ -139,11 +139,11 @@ export class DaemonSetController implements RunnableController {
       parent,
       parentKind: DAEMON_SET_KIND,
       template: daemonSet.spec?.template ?? {},
-      collisionCount: daemonSet.status?.collisionCount ?? 0,
+      collisionCount: daemonSet.status?.collisionCount,
       owned: this.ownedRevisions(daemonSet),
     });
     let current = daemonSet;
-    if (history.collisionCount !== (daemonSet.status?.collisionCount ?? 0)) {
+    if (history.collisionCount !== daemonSet.status?.collisionCount) {
       current = await this.resource.updateStatus({
         ...daemonSet,
         status: { ...defaultStatus(daemonSet), collisionCount: history.collisionCount },

@@ -118,8 +118,8 @@ export async function createControllerRevision(
   parent: ApiObject,
   parentKind: OwnerKind,
   revision: ControllerRevision,
-  collisionCount: number,
-): Promise<{ revision: ControllerRevision; collisionCount: number }> {
+  collisionCount: number | undefined,
+): Promise<{ revision: ControllerRevision; collisionCount: number | undefined }> {
   const namespace = parent.metadata?.namespace ?? '';
   const baseLabels = { ...(revision.metadata?.labels ?? {}) };
   delete baseLabels[CONTROLLER_REVISION_HASH_LABEL];
@@ -142,7 +142,7 @@ export async function createControllerRevision(
       if (canonicalJson(existing.data) === canonicalJson(attempt.data)) {
         return { revision: existing, collisionCount: count };
       }
-      count++;
+      count = (count ?? 0) + 1;
     }
   }
 }

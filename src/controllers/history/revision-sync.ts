@@ -22,7 +22,8 @@ export interface RevisionSyncInput {
   readonly parent: ApiObject;
   readonly parentKind: OwnerKind;
   readonly template: PodTemplateSpec;
-  readonly collisionCount: number;
+  /** The parent's status.collisionCount: unset (not hashed) for DaemonSets until a collision, as upstream. */
+  readonly collisionCount: number | undefined;
   /** The revisions the parent controls now (from the informer cache). */
   readonly owned: readonly ControllerRevision[];
 }
@@ -34,7 +35,7 @@ export interface RevisionSyncResult {
   readonly hash: string;
   /** Every other owned revision, oldest first. */
   readonly old: ControllerRevision[];
-  readonly collisionCount: number;
+  readonly collisionCount: number | undefined;
 }
 
 export async function syncRevisions(input: RevisionSyncInput): Promise<RevisionSyncResult> {

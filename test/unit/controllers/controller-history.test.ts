@@ -2,9 +2,12 @@
 // collision count, ordering, equal-revision lookup and truncation sparing revisions in use.
 import { describe, expect, it } from 'vitest';
 import type { ControllerRevision } from '../../../src/api/types/apps-v1.generated.js';
+import { ApiError } from '../../../src/client/rest/api-error.js';
+import type { ResourceClient } from '../../../src/client/types.js';
 import {
   canonicalJson,
   controllerRevisionName,
+  createControllerRevision,
   findEqualRevisions,
   hashControllerRevision,
   newControllerRevision,
@@ -56,5 +59,26 @@ describe('controller history', () => {
     expect(nextRevisionNumber([])).toBe(1);
     const candidate = newControllerRevision(parent, kind, {}, data('v2'), 4, 0);
     expect(findEqualRevisions(revisions, candidate).map((x) => x.metadata!.name)).toEqual(['r2']);
+  });
+
+  it('bumps the collision count while the name is taken by other data, and reuses equal data', async () => {
+    const stored = new Map<string, ControllerRevision>();
+    const taken = newControllerRevision(parent, kind, {}, data('v1'), 1, undefined);
+    stored.set(taken.metadata!.name!, { ...taken, data: data('someone else') });
+    const client = {
+      create: async (revision: ControllerRevision) => {
+        const name = revision.metadata!.name!;
+        if (stored.has(name)) throw new ApiError({ reason: 'AlreadyExists', code: 409, message: 'exists' });
+        stored.set(name, revision);
+        return revision;
+      },
+      get: async (_namespace: string, name: string) => stored.get(name)!,
+    } as unknown as ResourceClient<ControllerRevision>;
+    const created = await createControllerRevision(client, parent, kind, taken, undefined);
+    expect(created.collisionCount).toBe(1);
+    expect(created.revision.metadata!.name).toBe(`web-${hashControllerRevision(data('v1'), 1)}`);
+    const again = await createControllerRevision(client, parent, kind, taken, 1);
+    expect(again.collisionCount).toBe(1);
+    expect(again.revision.metadata!.name).toBe(created.revision.metadata!.name);
   });
 });
