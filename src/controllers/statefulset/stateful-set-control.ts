@@ -16,6 +16,8 @@ export interface StatefulPodActions {
   /** Creates the ordinal's missing claims, then the pod. */
   createPod(pod: Pod, ordinal: number): Promise<void>;
   deletePod(pod: Pod): Promise<void>;
+  /** A failed or succeeded pod is about to be deleted so that it is recreated (for the event). */
+  recreating(pod: Pod): void;
   /** Before a scale-down deletion: hands the pod's claims to the pod when whenScaled is Delete. */
   condemnClaims(pod: Pod, ordinal: number): Promise<void>;
 }
@@ -97,7 +99,10 @@ export async function updateStatefulSet(
     const ordinal = start + i;
     let pod = replicas[i];
     if (pod !== undefined && (isFailed(pod) || isSucceeded(pod))) {
-      if (!isTerminating(pod)) await actions.deletePod(pod);
+      if (!isTerminating(pod)) {
+        actions.recreating(pod);
+        await actions.deletePod(pod);
+      }
       // Replaced once the deletion is observed.
       if (monotonic) return status;
       continue;

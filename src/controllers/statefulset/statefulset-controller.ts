@@ -244,6 +244,14 @@ export class StatefulSetController implements RunnableController {
           `create Pod ${pod.metadata?.name} in StatefulSet ${setName} successful`,
         );
       },
+      recreating: (pod) => {
+        this.recorder.event(
+          parent,
+          'Warning',
+          'RecreatingFailedPod',
+          `StatefulSet ${namespace}/${setName} is recreating failed Pod ${pod.metadata?.name}`,
+        );
+      },
       deletePod: async (pod) => {
         try {
           await this.podClient.delete(namespace, pod.metadata?.name ?? '');

@@ -59,6 +59,7 @@ function recorder() {
     createPod: async (pod) => void log.push(`create ${pod.metadata!.name} ${pod.spec!.containers[0]!.image}`),
     deletePod: async (pod) => void log.push(`delete ${pod.metadata!.name}`),
     condemnClaims: async (pod) => void log.push(`condemn ${pod.metadata!.name}`),
+    recreating: (pod) => void log.push(`recreating ${pod.metadata!.name}`),
   };
   return { log, actions };
 }
@@ -118,6 +119,14 @@ describe('the update pass', () => {
       NOW,
     );
     expect(quick.availableReplicas).toBe(1);
+  });
+
+  it('deletes a failed pod to recreate it, and waits for that under OrderedReady', async () => {
+    const failed = live(1, 's-2');
+    failed.status = { phase: 'Failed' };
+    const { log, actions } = recorder();
+    await updateStatefulSet(set(), SAME, [live(0, 's-2'), failed, live(2, 's-2')], actions, NOW);
+    expect(log).toEqual(['recreating s-1', 'delete s-1']);
   });
 
   it('Parallel creates every missing ordinal from ordinals.start at once', async () => {

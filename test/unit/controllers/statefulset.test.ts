@@ -11,6 +11,7 @@ import {
   type InProcessControlPlane,
   startInProcessControlPlane,
 } from '../../support/control-plane.js';
+import { eventRecorded } from './workload-support.js';
 
 const NS = 'default';
 let cp: InProcessControlPlane;
@@ -170,6 +171,26 @@ describe('statefulset controller', () => {
       return names.length === 1 && names[0] === 'www-par-5' ? true : undefined;
     }, 20_000);
   }, 60_000);
+
+  it('recreates a failed pod under the same name with a RecreatingFailedPod event', async () => {
+    const before = await pods().get(NS, 'db-1');
+    await pods().patch(NS, 'db-1', 'merge', { status: { phase: 'Failed' } }, { subresource: 'status' });
+    const set = await sets().get(NS, 'db');
+    await eventRecorded(
+      cp.admin,
+      { ...set, kind: 'StatefulSet' },
+      'RecreatingFailedPod',
+      `StatefulSet ${NS}/db is recreating failed Pod db-1`,
+    );
+    await eventually(async () => {
+      const pod = await pods()
+        .get(NS, 'db-1')
+        .catch(() => undefined);
+      return pod && pod.metadata!.uid !== before.metadata!.uid && pod.status?.phase === 'Running'
+        ? pod
+        : undefined;
+    }, 20_000);
+  }, 30_000);
 
   it('deletes the claims with the StatefulSet when whenDeleted is Delete', async () => {
     await sets().create(
