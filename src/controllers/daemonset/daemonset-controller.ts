@@ -22,7 +22,7 @@ import { ControllerExpectations } from '../controller-utils/expectations.js';
 import { controllerRefOf, newControllerRef, type OwnerKind } from '../controller-utils/owner-references.js';
 import { NAMESPACE_TERMINATING_CAUSE, PodControl } from '../controller-utils/pod-control.js';
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../controller-utils/slow-start.js';
-import { cleanupHistory, syncRevisions } from '../history/revision-sync.js';
+import { claimRevisions, cleanupHistory, syncRevisions } from '../history/revision-sync.js';
 import { daemonSetStatus, planManage, planRollingUpdate, type SyncPlan } from './daemon-plan.js';
 import { daemonPodTemplate, nodeShouldRunDaemonPod, targetNodeName } from './daemon-pods.js';
 import { FailedPodsBackoff } from './failed-pods-backoff.js';
@@ -140,7 +140,14 @@ export class DaemonSetController implements RunnableController {
       parentKind: DAEMON_SET_KIND,
       template: daemonSet.spec?.template ?? {},
       collisionCount: daemonSet.status?.collisionCount,
-      owned: this.ownedRevisions(daemonSet),
+      owned: await claimRevisions(
+        this.revisionClient,
+        daemonSet,
+        DAEMON_SET_KIND,
+        selector,
+        this.revisions.lister.list(namespace),
+        this.canAdopt(daemonSet),
+      ),
     });
     let current = daemonSet;
     if (history.collisionCount !== daemonSet.status?.collisionCount) {
@@ -222,10 +229,19 @@ export class DaemonSetController implements RunnableController {
     return { ...plan, remove };
   }
 
-  private ownedRevisions(daemonSet: DaemonSet): ControllerRevision[] {
-    return this.revisions.lister
-      .list(daemonSet.metadata?.namespace ?? '')
-      .filter((revision) => controllerRefOf(revision)?.uid === daemonSet.metadata?.uid);
+  /** Adoption waits for one fresh read showing the DaemonSet is not being deleted. */
+  private canAdopt(daemonSet: DaemonSet): () => Promise<void> {
+    const meta = daemonSet.metadata ?? {};
+    const namespace = meta.namespace ?? '';
+    return recheckDeletionTimestamp(async () => {
+      const fresh = await this.resource.get(namespace, meta.name ?? '');
+      if (fresh.metadata?.uid !== meta.uid) {
+        throw new Error(
+          `original DaemonSet ${namespace}/${meta.name} is gone: got uid ${fresh.metadata?.uid}, wanted ${meta.uid}`,
+        );
+      }
+      return fresh;
+    });
   }
 
   private claimPods(daemonSet: DaemonSet, selector: LabelSelector): Promise<Pod[]> {
@@ -236,15 +252,7 @@ export class DaemonSetController implements RunnableController {
       ownerKind: DAEMON_SET_KIND,
       objectKind: 'Pod',
       selector,
-      canAdopt: recheckDeletionTimestamp(async () => {
-        const fresh = await this.resource.get(namespace, meta.name ?? '');
-        if (fresh.metadata?.uid !== meta.uid) {
-          throw new Error(
-            `original DaemonSet ${namespace}/${meta.name} is gone: got uid ${fresh.metadata?.uid}, wanted ${meta.uid}`,
-          );
-        }
-        return fresh;
-      }),
+      canAdopt: this.canAdopt(daemonSet),
       adopt: (pod) =>
         this.podControl.patchPod(
           namespace,

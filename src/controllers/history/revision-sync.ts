@@ -2,10 +2,13 @@
 // getStatefulSetRevisions and cleanupHistory / truncateHistory): find or create the revision of
 // the current template (renumbering it when an older template comes back, as after an undo),
 // and delete the oldest revisions no live pod uses beyond revisionHistoryLimit.
+
+import type { LabelSelector } from '../../api/selectors/index.js';
 import type { ControllerRevision } from '../../api/types/apps-v1.generated.js';
 import type { PodTemplateSpec } from '../../api/types/core-v1.generated.js';
 import { isNotFound } from '../../client/rest/index.js';
 import type { ApiObject, ResourceClient } from '../../client/types.js';
+import { adoptionPatch, claimObjects, releasePatch } from '../controller-utils/controller-ref-manager.js';
 import type { OwnerKind } from '../controller-utils/owner-references.js';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
@@ -96,4 +99,43 @@ export async function cleanupHistory(
       if (!isNotFound(error)) throw error;
     }
   }
+}
+
+/**
+ * The revisions the parent controls after adopting orphans its selector matches and releasing
+ * its revisions that stopped matching (ClaimControllerRevisions): a DaemonSet or StatefulSet
+ * deleted with `--cascade=orphan` and created again takes its history back.
+ */
+export function claimRevisions(
+  client: ResourceClient<ControllerRevision>,
+  parent: ApiObject,
+  parentKind: OwnerKind,
+  selector: LabelSelector,
+  inNamespace: readonly ControllerRevision[],
+  canAdopt: () => Promise<void>,
+): Promise<ControllerRevision[]> {
+  const namespace = parent.metadata?.namespace ?? '';
+  return claimObjects(inNamespace, {
+    owner: parent,
+    ownerKind: parentKind,
+    objectKind: 'ControllerRevision',
+    selector,
+    canAdopt,
+    adopt: async (revision) => {
+      await client.patch(
+        namespace,
+        revision.metadata?.name ?? '',
+        'strategic',
+        adoptionPatch(parent, parentKind, revision.metadata?.uid ?? ''),
+      );
+    },
+    release: async (revision) => {
+      await client.patch(
+        namespace,
+        revision.metadata?.name ?? '',
+        'strategic',
+        releasePatch(revision.metadata?.uid ?? '', parent.metadata?.uid ?? ''),
+      );
+    },
+  });
 }

@@ -25,7 +25,7 @@ import {
 } from '../controller-utils/controller-ref-manager.js';
 import { controllerRefOf } from '../controller-utils/owner-references.js';
 import { messageOf } from '../controller-utils/pod-control.js';
-import { cleanupHistory, syncRevisions } from '../history/revision-sync.js';
+import { claimRevisions, cleanupHistory, syncRevisions } from '../history/revision-sync.js';
 import { podClaims, revisionHashOf, STATEFUL_SET_KIND, templateOfRevision } from './stateful-pods.js';
 import { completeRollingUpdate, type StatefulPodActions, updateStatefulSet } from './stateful-set-control.js';
 
@@ -117,11 +117,18 @@ export class StatefulSetController implements RunnableController {
     if (set === undefined) return undefined;
     const selector = selectorOf(set);
     if (selector === undefined || selector.isEmpty()) return undefined;
+    // Being deleted: the garbage collector takes the pods; nothing is created or adopted.
+    if (set.metadata?.deletionTimestamp !== undefined) return undefined;
     const parent = { ...set, ...STATEFUL_SET_KIND };
     const pods = await this.claimPods(set, selector);
-    const owned = this.revisions.lister
-      .list(namespace)
-      .filter((revision) => controllerRefOf(revision)?.uid === set.metadata?.uid);
+    const owned = await claimRevisions(
+      this.revisionClient,
+      set,
+      STATEFUL_SET_KIND,
+      selector,
+      this.revisions.lister.list(namespace),
+      this.canAdopt(set),
+    );
     const history = await syncRevisions({
       client: this.revisionClient,
       parent,
@@ -148,20 +155,15 @@ export class StatefulSetController implements RunnableController {
       updateHash,
       updateTemplate: template,
     };
-    let status: StatefulSetStatus;
-    if (set.metadata?.deletionTimestamp !== undefined) {
-      status = { ...(set.status ?? { replicas: 0 }) };
-    } else {
-      status = await updateStatefulSet(
-        withCollisions,
-        revisions,
-        pods,
-        this.actions(withCollisions),
-        this.now(),
-      );
-      status = completeRollingUpdate(withCollisions, status);
-      status.collisionCount = history.collisionCount;
-    }
+    let status = await updateStatefulSet(
+      withCollisions,
+      revisions,
+      pods,
+      this.actions(withCollisions),
+      this.now(),
+    );
+    status = completeRollingUpdate(withCollisions, status);
+    status.collisionCount = history.collisionCount;
     await this.updateStatus(set, status);
     const live = new Set(pods.map(revisionHashOf));
     live.add(status.currentRevision ?? '');
@@ -293,6 +295,21 @@ export class StatefulSetController implements RunnableController {
     };
   }
 
+  /** Adoption waits for one fresh read showing the StatefulSet is not being deleted. */
+  private canAdopt(set: StatefulSet): () => Promise<void> {
+    const meta = set.metadata ?? {};
+    const namespace = meta.namespace ?? '';
+    return recheckDeletionTimestamp(async () => {
+      const fresh = await this.resource.get(namespace, meta.name ?? '');
+      if (fresh.metadata?.uid !== meta.uid) {
+        throw new Error(
+          `original StatefulSet ${namespace}/${meta.name} is gone: got uid ${fresh.metadata?.uid}, wanted ${meta.uid}`,
+        );
+      }
+      return fresh;
+    });
+  }
+
   private claimPods(set: StatefulSet, selector: LabelSelector): Promise<Pod[]> {
     const meta = set.metadata ?? {};
     const namespace = meta.namespace ?? '';
@@ -304,15 +321,7 @@ export class StatefulSetController implements RunnableController {
       selector,
       // Only pods named for this set are its own (isMemberOf).
       filter: (pod) => /^(.*)-([0-9]+)$/.exec(pod.metadata?.name ?? '')?.[1] === meta.name,
-      canAdopt: recheckDeletionTimestamp(async () => {
-        const fresh = await this.resource.get(namespace, meta.name ?? '');
-        if (fresh.metadata?.uid !== meta.uid) {
-          throw new Error(
-            `original StatefulSet ${namespace}/${meta.name} is gone: got uid ${fresh.metadata?.uid}, wanted ${meta.uid}`,
-          );
-        }
-        return fresh;
-      }),
+      canAdopt: this.canAdopt(set),
       adopt: async (pod) => {
         await podsClient.patch(
           namespace,

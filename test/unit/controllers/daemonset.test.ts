@@ -230,4 +230,40 @@ describe('daemonset controller', () => {
       (d) => d.status?.updatedNumberScheduled === 1 && d.status.numberAvailable === 3,
     );
   }, 60_000);
+
+  it('takes its pods and history back when deleted with orphan cascade and created again', async () => {
+    const old = await daemonSets().get(NS, 'agent');
+    const revisions = () => cp.admin.resource<ControllerRevision>(CONTROLLER_REVISIONS);
+    const before = (await revisions().list(NS)).items.filter(
+      (r) => r.metadata?.ownerReferences?.[0]?.uid === old.metadata!.uid,
+    );
+    const podNames = (await livePods('agent')).map((p) => p.metadata!.name).sort();
+    await daemonSets().delete(NS, 'agent', { propagationPolicy: 'Orphan' });
+    await eventually(async () =>
+      (await daemonSets()
+        .get(NS, 'agent')
+        .catch(() => undefined))
+        ? undefined
+        : true,
+    );
+    await daemonSets().create({
+      metadata: { name: 'agent', namespace: NS },
+      spec: { ...old.spec!, updateStrategy: { type: 'OnDelete' } },
+    });
+    const fresh = await statusBecomes(
+      'agent',
+      (d) => d.status?.numberAvailable === 3 && d.metadata!.uid !== old.metadata!.uid,
+    );
+    const adopted = await eventually(async () => {
+      const now = (await revisions().list(NS)).items.filter(
+        (r) => r.metadata?.ownerReferences?.[0]?.uid === fresh.metadata!.uid,
+      );
+      return now.length >= before.length ? now : undefined;
+    });
+    expect(adopted.map((r) => r.metadata!.name).sort()).toEqual(before.map((r) => r.metadata!.name).sort());
+    // The same pods, now controlled by the new DaemonSet.
+    const pods3 = await livePods('agent');
+    expect(pods3.map((p) => p.metadata!.name).sort()).toEqual(podNames);
+    for (const pod of pods3) expect(pod.metadata!.ownerReferences![0]!.uid).toBe(fresh.metadata!.uid);
+  }, 60_000);
 });
