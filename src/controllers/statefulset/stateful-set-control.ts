@@ -18,8 +18,8 @@ export interface StatefulPodActions {
   deletePod(pod: Pod): Promise<void>;
   /** A failed or succeeded pod is about to be deleted so that it is recreated (for the event). */
   recreating(pod: Pod): void;
-  /** Before a scale-down deletion: hands the pod's claims to the pod when whenScaled is Delete. */
-  condemnClaims(pod: Pod, ordinal: number): Promise<void>;
+  /** Sets the owner references of the pod's claims per the retention policy (condemned: being scaled away). */
+  syncClaimOwners(pod: Pod, ordinal: number, condemned: boolean): Promise<void>;
 }
 
 export interface Revisions {
@@ -113,6 +113,7 @@ export async function updateStatefulSet(
       if (monotonic) return status;
       continue;
     }
+    if (!isTerminating(pod)) await actions.syncClaimOwners(pod, ordinal, false);
     if (!monotonic) continue;
     if (isTerminating(pod)) return status;
     if (!isRunningAndReady(pod)) return status;
@@ -127,7 +128,7 @@ export async function updateStatefulSet(
       continue;
     }
     if (monotonic && (!isRunningAndReady(pod) || !available(pod)) && pod !== firstUnhealthy) return status;
-    await actions.condemnClaims(pod, ordinalOf(pod, name));
+    await actions.syncClaimOwners(pod, ordinalOf(pod, name), true);
     await actions.deletePod(pod);
     if (monotonic) return status;
   }

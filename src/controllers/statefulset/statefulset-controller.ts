@@ -9,7 +9,6 @@ import type {
   StatefulSetStatus,
 } from '../../api/types/apps-v1.generated.js';
 import type { PersistentVolumeClaim, Pod } from '../../api/types/core-v1.generated.js';
-import type { OwnerReference } from '../../api/types/meta-v1.generated.js';
 import { Controller, objectOf, splitKey } from '../../client/controller.js';
 import type { EventRecorder } from '../../client/events/index.js';
 import type { SharedInformer } from '../../client/informers/index.js';
@@ -26,6 +25,7 @@ import {
 import { controllerRefOf } from '../controller-utils/owner-references.js';
 import { messageOf } from '../controller-utils/pod-control.js';
 import { claimRevisions, cleanupHistory, syncRevisions } from '../history/revision-sync.js';
+import { claimOwnersFor } from './claim-retention.js';
 import { podClaims, revisionHashOf, STATEFUL_SET_KIND, templateOfRevision } from './stateful-pods.js';
 import { completeRollingUpdate, type StatefulPodActions, updateStatefulSet } from './stateful-set-control.js';
 
@@ -38,6 +38,7 @@ export class StatefulSetController implements RunnableController {
   private readonly sets: SharedInformer<StatefulSet>;
   private readonly pods: SharedInformer<Pod>;
   private readonly revisions: SharedInformer<ControllerRevision>;
+  private readonly claims: SharedInformer<PersistentVolumeClaim>;
   private readonly resource: ResourceClient<StatefulSet>;
   private readonly podClient: ResourceClient<Pod>;
   private readonly claimClient: ResourceClient<PersistentVolumeClaim>;
@@ -57,6 +58,7 @@ export class StatefulSetController implements RunnableController {
     this.sets = context.informers.informerFor<StatefulSet>(STATEFUL_SETS);
     this.pods = context.informers.informerFor<Pod>(PODS);
     this.revisions = context.informers.informerFor<ControllerRevision>(CONTROLLER_REVISIONS);
+    this.claims = context.informers.informerFor<PersistentVolumeClaim>(PVCS);
     const podRegistration = this.pods.addEventHandler({
       onAdd: (pod) => this.podChanged(pod),
       onUpdate: (old, pod) => {
@@ -69,7 +71,7 @@ export class StatefulSetController implements RunnableController {
       name: 'statefulset-controller',
       workers: WORKERS,
       sync: (key) => this.sync(key),
-      waitFor: [podRegistration],
+      waitFor: [podRegistration, this.claims],
     });
     this.controller.watch(this.sets);
     this.controller.watch(this.revisions, (revision) => this.ownerKey(revision));
@@ -185,28 +187,13 @@ export class StatefulSetController implements RunnableController {
     const namespace = set.metadata?.namespace ?? '';
     const parent = { ...set, ...STATEFUL_SET_KIND };
     const setName = set.metadata?.name ?? '';
-    const policy = set.spec?.persistentVolumeClaimRetentionPolicy;
-    const ownerRef = (
-      object: { metadata?: { name?: string; uid?: string } },
-      kind: string,
-      apiVersion: string,
-    ): OwnerReference => ({
-      apiVersion,
-      kind,
-      name: object.metadata?.name ?? '',
-      uid: object.metadata?.uid ?? '',
-      blockOwnerDeletion: true,
-    });
     return {
       createPod: async (pod, ordinal) => {
         for (const claim of podClaims(set, ordinal).values()) {
-          const claimWithOwner: PersistentVolumeClaim =
-            policy?.whenDeleted === 'Delete'
-              ? {
-                  ...claim,
-                  metadata: { ...claim.metadata, ownerReferences: [ownerRef(set, 'StatefulSet', 'apps/v1')] },
-                }
-              : claim;
+          const owners = claimOwnersFor(claim, set, pod, false);
+          const claimWithOwner: PersistentVolumeClaim = owners
+            ? { ...claim, metadata: { ...claim.metadata, ownerReferences: owners } }
+            : claim;
           try {
             await this.claimClient.create(claimWithOwner);
             this.recorder.event(
@@ -274,18 +261,17 @@ export class StatefulSetController implements RunnableController {
           `delete Pod ${pod.metadata?.name} in StatefulSet ${setName} successful`,
         );
       },
-      condemnClaims: async (pod, ordinal) => {
-        if (policy?.whenScaled !== 'Delete') return;
-        // The garbage collector deletes each claim once the pod that owns it is gone.
-        for (const claim of podClaims(set, ordinal).values()) {
+      syncClaimOwners: async (pod, ordinal, condemned) => {
+        for (const template of podClaims(set, ordinal).values()) {
+          const claim = this.claims.lister.get(namespace, template.metadata?.name ?? '');
+          if (claim === undefined) continue;
+          const owners = claimOwnersFor(claim, set, pod, condemned);
+          if (owners === undefined) continue;
           try {
             // The role may update claims, not patch them (as upstream's updateClaimOwnerRefs).
-            const current = await this.claimClient.get(namespace, claim.metadata?.name ?? '');
-            const refs = current.metadata?.ownerReferences ?? [];
-            if (refs.some((ref) => ref.uid === pod.metadata?.uid)) continue;
             await this.claimClient.update({
-              ...current,
-              metadata: { ...current.metadata, ownerReferences: [...refs, ownerRef(pod, 'Pod', 'v1')] },
+              ...claim,
+              metadata: { ...claim.metadata, ownerReferences: owners },
             });
           } catch (error) {
             if (!isNotFound(error)) throw error;

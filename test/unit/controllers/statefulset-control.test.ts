@@ -58,7 +58,9 @@ function recorder() {
   const actions: StatefulPodActions = {
     createPod: async (pod) => void log.push(`create ${pod.metadata!.name} ${pod.spec!.containers[0]!.image}`),
     deletePod: async (pod) => void log.push(`delete ${pod.metadata!.name}`),
-    condemnClaims: async (pod) => void log.push(`condemn ${pod.metadata!.name}`),
+    syncClaimOwners: async (pod, _ordinal, condemned) => {
+      if (condemned) log.push(`condemn ${pod.metadata!.name}`);
+    },
     recreating: (pod) => void log.push(`recreating ${pod.metadata!.name}`),
   };
   return { log, actions };

@@ -218,6 +218,33 @@ describe('statefulset controller', () => {
     );
   }, 40_000);
 
+  it('applies a changed retention policy to the claims that exist', async () => {
+    await sets().patch(NS, 'db', 'merge', {
+      spec: { persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete' } },
+    });
+    const set = await sets().get(NS, 'db');
+    await eventually(async () => {
+      const owned = (await claims().list(NS)).items.filter(
+        (c) =>
+          /^data-db-[0-2]$/.test(c.metadata!.name!) &&
+          c.metadata!.ownerReferences?.some((r) => r.uid === set.metadata!.uid),
+      );
+      return owned.length === 3 ? true : undefined;
+    }, 20_000);
+    await sets().patch(NS, 'db', 'merge', {
+      spec: { persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain' } },
+    });
+    await eventually(
+      async () =>
+        (await claims().list(NS)).items.some(
+          (c) => (c.metadata!.ownerReferences ?? []).length > 0 && c.metadata!.name!.startsWith('data-db-'),
+        )
+          ? undefined
+          : true,
+      20_000,
+    );
+  }, 50_000);
+
   it('leaves pods alone with OnDelete until deleted', async () => {
     await sets().patch(NS, 'par', 'merge', {
       spec: {
