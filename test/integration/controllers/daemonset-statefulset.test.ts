@@ -147,4 +147,23 @@ describe('statefulsets with kubectl', () => {
       true,
     );
   }, 180_000);
+
+  it('rolls only the ordinals at or above the partition', async () => {
+    await ok([
+      'patch',
+      'statefulset',
+      'web',
+      '-p',
+      '{"spec":{"updateStrategy":{"rollingUpdate":{"partition":2}}}}',
+    ]);
+    await ok(['set', 'image', 'statefulset/web', 'web=busybox:1.38']);
+    const out = await ok(['rollout', 'status', 'statefulset/web', '--timeout=90s']);
+    expect(out).toContain('partitioned roll out complete: 1 new pods have been updated...');
+    const images = Object.fromEntries(
+      (await podsOf('web')).map((pod) => [pod.metadata?.name, pod.spec?.containers[0]?.image]),
+    );
+    expect(images).toEqual({ 'web-0': 'busybox:1.36', 'web-1': 'busybox:1.36', 'web-2': 'busybox:1.38' });
+    const pods = await ok(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[*].spec.hostname}']);
+    expect(pods.split(' ').sort()).toEqual(['web-0', 'web-1', 'web-2']);
+  }, 120_000);
 });
