@@ -97,29 +97,62 @@ export interface NodePlacement {
   readonly shouldContinueRunning: boolean;
 }
 
-/** NodeShouldRunDaemonPod: node affinity and nodeSelector, then the node's taints against the tolerations. */
+/**
+ * NodeShouldRunDaemonPod for many nodes: the pod a DaemonSet would create, built once (its pin to
+ * the node is left out: it names the very node checked, so it always matches).
+ */
+export class DaemonPlacement {
+  private readonly affinity: RequiredNodeAffinity;
+  private readonly tolerations: Toleration[];
+
+  constructor(daemonSet: DaemonSet) {
+    const template = daemonPodTemplate(daemonSet, '', undefined);
+    const spec = { ...(template.spec ?? { containers: [] }) };
+    // Each required term is checked with its field terms replaced by the node's own name, which
+    // matches: only the label expressions count, and a term without any matches every node.
+    const terms =
+      spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+    if (terms !== undefined && terms.length > 0) {
+      const anyNode = terms.some((term) => (term.matchExpressions ?? []).length === 0);
+      spec.affinity = {
+        ...spec.affinity,
+        nodeAffinity: {
+          ...spec.affinity?.nodeAffinity,
+          requiredDuringSchedulingIgnoredDuringExecution: anyNode
+            ? undefined
+            : { nodeSelectorTerms: terms.map((term) => ({ matchExpressions: term.matchExpressions ?? [] })) },
+        },
+      };
+    }
+    this.affinity = new RequiredNodeAffinity({ metadata: {}, spec });
+    this.tolerations = template.spec?.tolerations ?? [];
+  }
+
+  /** Node affinity and nodeSelector first, then the node's taints against the tolerations. */
+  on(node: Node): NodePlacement {
+    if (!this.affinity.matchesNode(node)) return { shouldRun: false, shouldContinueRunning: false };
+    const taints = node.spec?.taints ?? [];
+    if (taints.length === 0) return { shouldRun: true, shouldContinueRunning: true };
+    const untoleratedSchedule = findMatchingUntoleratedTaint(
+      taints,
+      this.tolerations,
+      (taint) => taint.effect === 'NoSchedule' || taint.effect === 'NoExecute',
+    );
+    const untoleratedExecute = findMatchingUntoleratedTaint(
+      taints,
+      this.tolerations,
+      (taint) => taint.effect === 'NoExecute',
+    );
+    return {
+      shouldRun: untoleratedSchedule === undefined,
+      shouldContinueRunning: untoleratedExecute === undefined,
+    };
+  }
+}
+
+/** NodeShouldRunDaemonPod for one node. */
 export function nodeShouldRunDaemonPod(node: Node, daemonSet: DaemonSet): NodePlacement {
-  const template = daemonPodTemplate(daemonSet, '', node.metadata?.name ?? '');
-  const pod: Pod = { metadata: {}, spec: template.spec ?? { containers: [] } };
-  // The scheduler's check is what a pod created now would face.
-  if (!new RequiredNodeAffinity(pod).matchesNode(node))
-    return { shouldRun: false, shouldContinueRunning: false };
-  const taints = node.spec?.taints ?? [];
-  const tolerations = pod.spec?.tolerations;
-  const untoleratedSchedule = findMatchingUntoleratedTaint(
-    taints,
-    tolerations,
-    (taint) => taint.effect === 'NoSchedule' || taint.effect === 'NoExecute',
-  );
-  const untoleratedExecute = findMatchingUntoleratedTaint(
-    taints,
-    tolerations,
-    (taint) => taint.effect === 'NoExecute',
-  );
-  return {
-    shouldRun: untoleratedSchedule === undefined,
-    shouldContinueRunning: untoleratedExecute === undefined,
-  };
+  return new DaemonPlacement(daemonSet).on(node);
 }
 
 /** GetTargetNodeName: the pod's node, or the one its required node affinity pins it to. */

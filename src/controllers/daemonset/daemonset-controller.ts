@@ -24,7 +24,7 @@ import { NAMESPACE_TERMINATING_CAUSE, PodControl } from '../controller-utils/pod
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../controller-utils/slow-start.js';
 import { claimRevisions, cleanupHistory, syncRevisions } from '../history/revision-sync.js';
 import { daemonSetStatus, planManage, planRollingUpdate, type SyncPlan } from './daemon-plan.js';
-import { daemonPodTemplate, nodeShouldRunDaemonPod, targetNodeName } from './daemon-pods.js';
+import { DaemonPlacement, daemonPodTemplate, targetNodeName } from './daemon-pods.js';
 import { FailedPodsBackoff } from './failed-pods-backoff.js';
 
 const SERVICE_ACCOUNT = 'daemon-set-controller';
@@ -157,9 +157,10 @@ export class DaemonSetController implements RunnableController {
       });
     }
     const hash = history.hash;
+    const placement = new DaemonPlacement(current);
     const nodes = this.nodes.lister.list().map((node) => ({
       name: node.metadata?.name ?? '',
-      placement: nodeShouldRunDaemonPod(node, current),
+      placement: placement.on(node),
     }));
     const pods = await this.claimPods(current, selector);
     const podsByNode = groupByNode(pods);

@@ -113,6 +113,35 @@ describe('daemon pod placement', () => {
     expect(keys(ds())).not.toContain('node.kubernetes.io/network-unavailable');
   });
 
+  it('checks required node affinity by its label expressions, field terms standing for the node itself', () => {
+    const withAffinity = (terms: object[]) =>
+      ds({
+        template: {
+          metadata: { labels: { app: 'd' } },
+          spec: {
+            containers: [],
+            affinity: {
+              nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } },
+            },
+          },
+        },
+      });
+    const zoneA = node('n', { metadata: { name: 'n', labels: { zone: 'a' } } });
+    const zoneB = node('m', { metadata: { name: 'm', labels: { zone: 'b' } } });
+    const byZone = withAffinity([
+      {
+        matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }],
+        matchFields: [{ key: 'metadata.name', operator: 'In', values: ['elsewhere'] }],
+      },
+    ]);
+    expect(nodeShouldRunDaemonPod(zoneA, byZone).shouldRun).toBe(true);
+    expect(nodeShouldRunDaemonPod(zoneB, byZone).shouldRun).toBe(false);
+    const fieldsOnly = withAffinity([
+      { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['elsewhere'] }] },
+    ]);
+    expect(nodeShouldRunDaemonPod(zoneB, fieldsOnly).shouldRun).toBe(true);
+  });
+
   it('decides by nodeSelector and by NoSchedule and NoExecute taints', () => {
     const selective = ds({
       template: {
