@@ -18,6 +18,7 @@ import {
 import { csrApprovingController } from '../controllers/csrapproving/csr-approving-controller.js';
 import { csrCleanerController } from '../controllers/csrcleaner/csr-cleaner-controller.js';
 import { csrSigningController } from '../controllers/csrsigning/csr-signing-controller.js';
+import { daemonSetController } from '../controllers/daemonset/daemonset-controller.js';
 import { deploymentController } from '../controllers/deployment/deployment-controller.js';
 import { disruptionController } from '../controllers/disruption/disruption-controller.js';
 import { endpointsController } from '../controllers/endpoint/endpoints-controller.js';
@@ -34,6 +35,7 @@ import { resourceQuotaController } from '../controllers/resourcequota/resource-q
 import { rootCaPublisherController } from '../controllers/root-ca-publisher/root-ca-publisher.js';
 import { serviceAccountController } from '../controllers/serviceaccount/serviceaccounts-controller.js';
 import { serviceAccountTokenController } from '../controllers/serviceaccount-token/tokens-controller.js';
+import { statefulSetController } from '../controllers/statefulset/statefulset-controller.js';
 import { taintEvictionController } from '../controllers/tainteviction/taint-eviction-controller.js';
 import { ttlAfterFinishedController } from '../controllers/ttlafterfinished/ttl-after-finished-controller.js';
 import { controllerIdentity, type LoopbackClients } from './loopback.js';
@@ -64,6 +66,8 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   replicaSetController,
   replicationControllerController,
   deploymentController,
+  daemonSetController,
+  statefulSetController,
   disruptionController,
   csrApprovingController,
   csrSigningController,

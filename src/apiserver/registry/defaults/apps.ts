@@ -72,6 +72,9 @@ export function defaultStatefulSet(statefulSet: JsonObject): void {
   const rolling = strategy.rollingUpdate;
   if (strategy.type === 'RollingUpdate' && isJsonObject(rolling) && unset(rolling.partition))
     rolling.partition = 0;
+  // maxUnavailable is behind the alpha MaxUnavailableStatefulSet gate, off in 1.33: upstream's
+  // strategy drops the field (dropStatefulSetDisabledFields), so rollouts go one pod at a time.
+  if (isJsonObject(rolling)) delete rolling.maxUnavailable;
   const retention = ensure(spec, 'persistentVolumeClaimRetentionPolicy');
   if (empty(retention.whenDeleted)) retention.whenDeleted = 'Retain';
   if (empty(retention.whenScaled)) retention.whenScaled = 'Retain';
