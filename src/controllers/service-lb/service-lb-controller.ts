@@ -4,6 +4,7 @@
 // `service.kubernetes.io/load-balancer-cleanup` finalizer; the address is released when the
 // service is deleted or stops being a LoadBalancer. Services of another class are left alone, as
 // upstream leaves them to their own controller. The node agents announce the addresses.
+import { wantsLoadBalancer } from '../../api/load-balancer.js';
 import type { LoadBalancerIngress, Service } from '../../api/types/core-v1.generated.js';
 import { Controller, splitKey } from '../../client/controller.js';
 import type { EventRecorder } from '../../client/events/index.js';
@@ -16,18 +17,6 @@ import { type AddressRange, chooseAddress, parseAddressRange, rangeContains } fr
 
 const SERVICE_ACCOUNT = 'service-controller';
 export const LOAD_BALANCER_CLEANUP_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
-/** The `loadBalancerClass` that names tkube's own load balancer, besides none at all. */
-export const TKUBE_LOAD_BALANCER_CLASS = 'tkube.dev/layer2';
-
-/** Whether this controller owns the service's load balancer (upstream's wantsLoadBalancer). */
-export function wantsLoadBalancer(service: Service): boolean {
-  const loadBalancerClass = service.spec?.loadBalancerClass;
-  return (
-    service.spec?.type === 'LoadBalancer' &&
-    (loadBalancerClass === undefined || loadBalancerClass === TKUBE_LOAD_BALANCER_CLASS)
-  );
-}
-
 function hasCleanupFinalizer(service: Service): boolean {
   return service.metadata?.finalizers?.includes(LOAD_BALANCER_CLEANUP_FINALIZER) === true;
 }
