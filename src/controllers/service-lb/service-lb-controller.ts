@@ -44,6 +44,23 @@ export class ServiceLoadBalancerController {
     // One worker: allocation decisions are made one service at a time, so none collide.
     this.controller = new Controller({ name: 'service-lb', sync: (key) => this.sync(key), workers: 1 });
     this.controller.watch(services);
+    services.addEventHandler({ onUpdate: (old, updated) => this.recordChange(old, updated) });
+  }
+
+  /** The changes upstream's needsUpdate announces on the service before it syncs. */
+  private recordChange(old: Service, updated: Service): void {
+    const wanted = wantsLoadBalancer(old);
+    if (!wanted && !wantsLoadBalancer(updated)) return;
+    if (wanted !== wantsLoadBalancer(updated)) {
+      this.recorder.event(updated, 'Normal', 'Type', `${old.spec?.type} -> ${updated.spec?.type}`);
+    } else if ((old.spec?.loadBalancerIP ?? '') !== (updated.spec?.loadBalancerIP ?? '')) {
+      this.recorder.event(
+        updated,
+        'Normal',
+        'LoadbalancerIP',
+        `${old.spec?.loadBalancerIP ?? ''} -> ${updated.spec?.loadBalancerIP ?? ''}`,
+      );
+    }
   }
 
   async sync(key: string): Promise<void> {

@@ -66,6 +66,11 @@ describe('service controller (LoadBalancer addresses)', () => {
       'SyncLoadBalancerFailed: Error syncing load balancer: failed to ensure load balancer: requested IP 10.9.9.9 is not in the load balancer address range 172.30.9.224-172.30.9.226',
     );
     expect(await ingressOf('outside')).toBeUndefined();
+    // Asking for a free address in range moves the service there.
+    const outside = await services().get('default', 'outside');
+    await services().update({ ...outside, spec: { ...outside.spec, loadBalancerIP: '172.30.9.225' } });
+    expect(await assigned('outside')).toEqual([{ ip: '172.30.9.225', ipMode: 'VIP' }]);
+    expect(await reasons('outside')).toContain('LoadbalancerIP: 10.9.9.9 -> 172.30.9.225');
     await services().delete('default', 'outside');
   });
 
@@ -92,6 +97,7 @@ describe('service controller (LoadBalancer addresses)', () => {
     await eventually(async () =>
       (await reasons('web')).includes('DeletedLoadBalancer: Deleted load balancer') ? true : undefined,
     );
+    expect(await reasons('web')).toContain('Type: LoadBalancer -> ClusterIP');
     await create('fourth');
     expect(await assigned('fourth')).toEqual([{ ip: '172.30.9.224', ipMode: 'VIP' }]);
   });
