@@ -138,12 +138,15 @@ export class ServiceLoadBalancerController {
     }
   }
 
-  /** Every address held by a service other than `key`: ours handed out, and any the cache shows. */
+  /**
+   * Every address held by a service other than `key`: ours handed out, and any the cache shows
+   * in a status — also those another load balancer controller wrote, so none is handed out twice.
+   */
   private addressesInUse(key: string): Set<string> {
     const inUse = new Set<string>();
     for (const [ip, holder] of this.allocated) if (holder !== key) inUse.add(ip);
     for (const other of this.services.list()) {
-      if (keyOf(other) === key || !wantsLoadBalancer(other)) continue;
+      if (keyOf(other) === key) continue;
       for (const ingress of other.status?.loadBalancer?.ingress ?? []) if (ingress.ip) inUse.add(ingress.ip);
     }
     return inUse;
