@@ -34,7 +34,7 @@ const ROLES: readonly { name: string; rules: Rule[]; subject: Subject }[] = [
   },
   {
     // The agents' load balancer speakers (under the pod-network identity): which addresses to
-    // announce, and a Lease per service deciding which node announces them.
+    // announce, a Lease per service deciding which node announces them, and an event saying so.
     name: 'tkube:load-balancer-speaker',
     rules: [
       { apiGroups: [''], resources: ['services'], verbs: READ },
@@ -44,6 +44,7 @@ const ROLES: readonly { name: string; rules: Rule[]; subject: Subject }[] = [
         resources: ['leases'],
         verbs: [...READ, 'create', 'update', 'delete'],
       },
+      { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'update', 'patch'] },
     ],
     subject: { kind: 'User', name: POD_NETWORK_USER },
   },

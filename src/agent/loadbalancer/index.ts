@@ -2,6 +2,7 @@
 // interface, set up from what the node's network looks like.
 import type { Service } from '../../api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../api/types/discovery-v1.generated.js';
+import { EventBroadcaster } from '../../client/events/index.js';
 import type { SharedInformerFactory } from '../../client/informers/index.js';
 import { ENDPOINT_SLICES, SERVICES } from '../../client/resources.js';
 import type { Client } from '../../client/types.js';
@@ -26,15 +27,22 @@ export interface NodeSpeakerOptions {
   readonly run: RunCommand;
 }
 
+export interface NodeSpeaker {
+  /** Announces until the signal aborts, then takes every address off and flushes its events. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
 /** The speaker for this node, its informers registered; addresses an earlier agent left are removed first. */
-export async function nodeSpeaker(options: NodeSpeakerOptions): Promise<LoadBalancerSpeaker> {
+export async function nodeSpeaker(options: NodeSpeakerOptions): Promise<NodeSpeaker> {
   const { run } = options;
   const link = await readNodeLink(run, options.nodeIP);
   for (const ip of await heldAddresses(run, link)) {
     if (onLink(link, ip) && ip !== options.nodeIP) await removeAddress(run, link, ip);
   }
-  return new LoadBalancerSpeaker({
+  const events = new EventBroadcaster(options.client);
+  const speaker = new LoadBalancerSpeaker({
     client: options.client,
+    recorder: events.newRecorder({ component: 'tkube-lb-speaker', host: options.nodeName }),
     services: options.informers.informerFor<Service>(SERVICES),
     slices: options.informers.informerFor<EndpointSlice>(ENDPOINT_SLICES),
     nodeName: options.nodeName,
@@ -51,4 +59,10 @@ export async function nodeSpeaker(options: NodeSpeakerOptions): Promise<LoadBala
       },
     },
   });
+  return {
+    run: async (signal) => {
+      await speaker.run(signal);
+      await events.shutdown();
+    },
+  };
 }

@@ -7,6 +7,7 @@
 import { wantsLoadBalancer } from '../../api/load-balancer.js';
 import type { Service } from '../../api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../api/types/discovery-v1.generated.js';
+import type { EventRecorder } from '../../client/events/index.js';
 import { type DeletedFinalStateUnknown, type SharedInformer, sleep } from '../../client/informers/index.js';
 import { LeaderElector } from '../../client/leader-election/index.js';
 import { LEASES } from '../../client/resources.js';
@@ -36,6 +37,8 @@ export interface SpeakerOptions {
   readonly slices: SharedInformer<EndpointSlice>;
   readonly nodeName: string;
   readonly addresses: AddressHolder;
+  /** Says on the service which node announces it, as MetalLB's speaker does. */
+  readonly recorder?: EventRecorder;
   /** Lease timing: a stopped holder's addresses move after about leaseDuration + retryPeriod. */
   readonly leaseDurationMs?: number;
   readonly renewDeadlineMs?: number;
@@ -155,6 +158,15 @@ export class LoadBalancerSpeaker {
         onStartedLeading: (leading) => {
           campaign.leading = true;
           void this.apply();
+          const service = this.options.services.lister.get(namespace, name);
+          if (service) {
+            this.options.recorder?.event(
+              service,
+              'Normal',
+              'nodeAssigned',
+              `announcing from node "${this.options.nodeName}" with protocol "layer2"`,
+            );
+          }
           // Off the interface before the lease is released, so two nodes never answer at once.
           leading.addEventListener(
             'abort',

@@ -121,6 +121,10 @@ describe('LoadBalancer services', () => {
       .filter((event) => event.involvedObject?.name === 'web' && event.involvedObject.kind === 'Service')
       .map((event) => event.reason);
     expect(reasons).toEqual(expect.arrayContaining(['EnsuringLoadBalancer', 'EnsuredLoadBalancer']));
+    // The holding node's agent says it announces the address.
+    const [holder] = await holdersOf(webIP);
+    const described = await cluster.kubectl(['describe', 'svc', 'web']);
+    expect(described.stdout).toContain(`announcing from node "${holder}" with protocol "layer2"`);
   }, 60_000);
 
   it('serves allocateLoadBalancerNodePorts: false without any node port', async () => {

@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoadBalancerSpeaker, speakerLeaseName } from '../../../../src/agent/loadbalancer/index.js';
 import type { Lease } from '../../../../src/api/types/coordination-v1.generated.js';
-import type { Service } from '../../../../src/api/types/core-v1.generated.js';
+import type { Event, Service } from '../../../../src/api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../../../src/api/types/discovery-v1.generated.js';
+import { EventBroadcaster } from '../../../../src/client/events/index.js';
 import { SharedInformerFactory } from '../../../../src/client/informers/index.js';
-import { ENDPOINT_SLICES, LEASES, SERVICES } from '../../../../src/client/resources.js';
+import { ENDPOINT_SLICES, EVENTS, LEASES, SERVICES } from '../../../../src/client/resources.js';
 import { isNotFound } from '../../../../src/client/rest/index.js';
 import { POD_NETWORK_USER } from '../../../../src/controlplane/tkube-policy.js';
 import {
@@ -35,8 +36,10 @@ describe('load balancer speaker', () => {
     );
     const informers = new SharedInformerFactory(client);
     const log: string[] = [];
+    const events = new EventBroadcaster(client);
     const speaker = new LoadBalancerSpeaker({
       client,
+      recorder: events.newRecorder({ component: 'tkube-lb-speaker', host: nodeName }),
       services: informers.informerFor<Service>(SERVICES),
       slices: informers.informerFor<EndpointSlice>(ENDPOINT_SLICES),
       nodeName,
@@ -58,6 +61,7 @@ describe('load balancer speaker', () => {
       stop: async () => {
         abort.abort();
         await running;
+        await events.shutdown();
         await informers.stop();
       },
     };
@@ -97,6 +101,15 @@ describe('load balancer speaker', () => {
       .resource<Lease>(LEASES)
       .get('kube-system', speakerLeaseName('default', 'web'));
     expect(lease.spec?.holderIdentity).toBe(first);
+
+    // Said on the service, as MetalLB's speaker says it, under the agents' own identity.
+    const assigned = await eventually(async () =>
+      (await cp.admin.resource<Event>(EVENTS).list('default')).items.find(
+        (event) => event.involvedObject?.name === 'web' && event.reason === 'nodeAssigned',
+      ),
+    );
+    expect(assigned.message).toBe(`announcing from node "${first}" with protocol "layer2"`);
+    expect(assigned.source).toEqual({ component: 'tkube-lb-speaker', host: first });
 
     const [holder, other] = first === 'node-a' ? [a, 'node-b'] : [b, 'node-a'];
     await holder.stop();
