@@ -1,10 +1,10 @@
 // The agent's load balancer part: the speaker announcing LoadBalancer addresses on the node's
 // interface, set up from what the node's network looks like.
-import type { Service } from '../../api/types/core-v1.generated.js';
+import type { Node, Service } from '../../api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../api/types/discovery-v1.generated.js';
 import { EventBroadcaster } from '../../client/events/index.js';
 import type { SharedInformerFactory } from '../../client/informers/index.js';
-import { ENDPOINT_SLICES, SERVICES } from '../../client/resources.js';
+import { ENDPOINT_SLICES, NODES, SERVICES } from '../../client/resources.js';
 import type { Client } from '../../client/types.js';
 import type { RunCommand } from '../network/host-commands.js';
 import {
@@ -45,6 +45,7 @@ export async function nodeSpeaker(options: NodeSpeakerOptions): Promise<NodeSpea
     recorder: events.newRecorder({ component: 'tkube-lb-speaker', host: options.nodeName }),
     services: options.informers.informerFor<Service>(SERVICES),
     slices: options.informers.informerFor<EndpointSlice>(ENDPOINT_SLICES),
+    nodes: options.informers.informerFor<Node>(NODES),
     nodeName: options.nodeName,
     addresses: {
       announceable: (ip) => onLink(link, ip) && ip !== options.nodeIP,

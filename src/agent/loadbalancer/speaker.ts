@@ -3,9 +3,10 @@
 // service in kube-system — and adds it to its interface; when the holder stops renewing (its
 // node stopped), another node takes the lease and the address over. With
 // `externalTrafficPolicy: Local` only nodes with a ready local endpoint campaign, since the
-// others would drop the traffic.
+// others would drop the traffic; a node labelled node.kubernetes.io/exclude-from-external-load-balancers
+// never does.
 import { wantsLoadBalancer } from '../../api/load-balancer.js';
-import type { Service } from '../../api/types/core-v1.generated.js';
+import type { Node, Service } from '../../api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../api/types/discovery-v1.generated.js';
 import type { EventRecorder } from '../../client/events/index.js';
 import { type DeletedFinalStateUnknown, type SharedInformer, sleep } from '../../client/informers/index.js';
@@ -16,6 +17,8 @@ import type { Client } from '../../client/types.js';
 
 export const SPEAKER_LEASE_NAMESPACE = 'kube-system';
 const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+/** Nodes labelled so carry no load balancer traffic (upstream's service controller and MetalLB). */
+export const EXCLUDE_FROM_LOAD_BALANCERS_LABEL = 'node.kubernetes.io/exclude-from-external-load-balancers';
 
 /** The Lease that decides which node announces a service's addresses. */
 export function speakerLeaseName(namespace: string, name: string): string {
@@ -35,6 +38,8 @@ export interface SpeakerOptions {
   readonly client: Client;
   readonly services: SharedInformer<Service>;
   readonly slices: SharedInformer<EndpointSlice>;
+  /** This node's labels may exclude it from announcing anything. */
+  readonly nodes: SharedInformer<Node>;
   readonly nodeName: string;
   readonly addresses: AddressHolder;
   /** Says on the service which node announces it, as MetalLB's speaker does. */
@@ -79,6 +84,22 @@ export class LoadBalancerSpeaker {
       onUpdate: (_old, slice) => onSlice(slice),
       onDelete: onSlice,
     });
+    const onNode = (node: Node | DeletedFinalStateUnknown<Node>) => {
+      const object = 'key' in node ? node.obj : node;
+      if (object.metadata?.name !== options.nodeName) return;
+      for (const service of options.services.lister.list())
+        this.reconcile(`${service.metadata?.namespace}/${service.metadata?.name}`);
+    };
+    options.nodes.addEventHandler({
+      onAdd: onNode,
+      onUpdate: (_old, node) => onNode(node),
+      onDelete: onNode,
+    });
+  }
+
+  private excluded(): boolean {
+    const node = this.options.nodes.lister.get('', this.options.nodeName);
+    return node?.metadata?.labels?.[EXCLUDE_FROM_LOAD_BALANCERS_LABEL] !== undefined;
   }
 
   /** The addresses this node holds now. */
@@ -102,7 +123,8 @@ export class LoadBalancerSpeaker {
   private wanted(key: string): string[] {
     const [namespace = '', name = ''] = key.split('/');
     const service = this.options.services.lister.get(namespace, name);
-    if (!service || service.metadata?.deletionTimestamp || !wantsLoadBalancer(service)) return [];
+    if (!service || service.metadata?.deletionTimestamp || !wantsLoadBalancer(service) || this.excluded())
+      return [];
     const ips = (service.status?.loadBalancer?.ingress ?? [])
       .map((ingress) => ingress.ip ?? '')
       .filter((ip) => ip !== '' && this.options.addresses.announceable(ip));

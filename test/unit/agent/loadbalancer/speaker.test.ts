@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoadBalancerSpeaker, speakerLeaseName } from '../../../../src/agent/loadbalancer/index.js';
 import type { Lease } from '../../../../src/api/types/coordination-v1.generated.js';
-import type { Event, Service } from '../../../../src/api/types/core-v1.generated.js';
+import type { Event, Node, Service } from '../../../../src/api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../../../src/api/types/discovery-v1.generated.js';
 import { EventBroadcaster } from '../../../../src/client/events/index.js';
 import { SharedInformerFactory } from '../../../../src/client/informers/index.js';
-import { ENDPOINT_SLICES, EVENTS, LEASES, SERVICES } from '../../../../src/client/resources.js';
+import { ENDPOINT_SLICES, EVENTS, LEASES, NODES, SERVICES } from '../../../../src/client/resources.js';
 import { isNotFound } from '../../../../src/client/rest/index.js';
 import { POD_NETWORK_USER } from '../../../../src/controlplane/tkube-policy.js';
 import {
@@ -42,6 +42,7 @@ describe('load balancer speaker', () => {
       recorder: events.newRecorder({ component: 'tkube-lb-speaker', host: nodeName }),
       services: informers.informerFor<Service>(SERVICES),
       slices: informers.informerFor<EndpointSlice>(ENDPOINT_SLICES),
+      nodes: informers.informerFor<Node>(NODES),
       nodeName,
       addresses: {
         announceable: (ip) => ip.startsWith('172.30.9.'),
@@ -144,6 +145,17 @@ describe('load balancer speaker', () => {
       endpoints: [{ addresses: ['10.244.1.5'], nodeName: 'node-b', conditions: { ready: true } }],
       ports: [{ port: 80, protocol: 'TCP' }],
     });
+    await eventually(async () => (holders(ip).join() === 'node-b' ? true : undefined), 5_000);
+  }, 20_000);
+
+  it('never announces from a node labelled exclude-from-external-load-balancers', async () => {
+    // node-b holds the Local service's address (previous test); excluding it takes it off.
+    await cp.admin.resource<Node>(NODES).create({
+      metadata: { name: 'node-b', labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': '' } },
+    });
+    const ip = (await services().get('default', 'local')).status!.loadBalancer!.ingress![0]!.ip!;
+    await eventually(async () => (holders(ip).length === 0 ? true : undefined), 5_000);
+    await cp.admin.resource<Node>(NODES).delete('', 'node-b');
     await eventually(async () => (holders(ip).join() === 'node-b' ? true : undefined), 5_000);
   }, 20_000);
 
