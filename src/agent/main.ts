@@ -11,6 +11,7 @@ import { readAgentConfig } from './config.js';
 import { ClusterDns } from './dns/cluster-dns.js';
 import { clusterNameOfNode, Kubelet, parseResolvConf } from './kubelet/index.js';
 import { startKubeletServer } from './kubelet/server/index.js';
+import { nodeSpeaker } from './loadbalancer/index.js';
 import { writeCniConfig } from './network/cni-config.js';
 import { runCommand } from './network/host-commands.js';
 import { PodNetwork } from './network/pod-network.js';
@@ -127,6 +128,17 @@ async function main(): Promise<void> {
     nodeProxy({ client: proxyClient, nodeName: config.nodeName, clusterCIDR: config.podSubnet });
   if (!proxy)
     console.error('agent: no proxy identity in the agent config: services are not proxied on this node');
+  // LoadBalancer addresses announced from this node (MetalLB's layer 2), under the network identity.
+  const speaker = await nodeSpeaker({
+    client: networkClient,
+    informers,
+    nodeName: config.nodeName,
+    nodeIP: config.nodeIP,
+    run: runCommand,
+  }).catch((error: unknown) => {
+    console.error(`agent: no load balancer announcements from this node: ${String(error)}`);
+    return undefined;
+  });
   new NodeLease(client, () => registered!, config.nodeName).start(abort.signal);
   status.start(abort.signal);
   informers.start(abort.signal);
@@ -175,6 +187,7 @@ async function main(): Promise<void> {
     proxy?.run(abort.signal),
     dns,
     tunnel.run(abort.signal),
+    speaker?.run(abort.signal),
   ]);
   await informers.stop();
   await Promise.all([client.close(), networkClient.close(), proxyClient?.close(), dnsClient?.close()]);

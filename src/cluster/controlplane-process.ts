@@ -63,6 +63,8 @@ export interface ControlPlaneSettings {
   readonly fakeNodes?: number;
   /** The pod network node IPAM carves node CIDRs from (`--cluster-cidr`). */
   readonly clusterCidr?: string;
+  /** The LoadBalancer services' addresses (`--load-balancer-ip-range`). */
+  readonly loadBalancerIpRange?: string;
 }
 
 /** Starts the control plane detached, its output appended to the cluster's log file. */
@@ -72,7 +74,7 @@ export function startControlPlane(
   command: ControlPlaneCommand = builtinControlPlaneCommand(),
   settings: ControlPlaneSettings = {},
 ): StartedControlPlane {
-  const { extraBindAddresses = [], fakeNodes = 0, clusterCidr } = settings;
+  const { extraBindAddresses = [], fakeNodes = 0, clusterCidr, loadBalancerIpRange } = settings;
   const log = openSync(paths.controlPlaneLog, 'a', 0o600);
   let child: ChildProcess;
   try {
@@ -89,6 +91,7 @@ export function startControlPlane(
       ...bindArgs,
       ...fakeNodeArgs,
       ...(clusterCidr ? ['--cluster-cidr', clusterCidr] : []),
+      ...(loadBalancerIpRange ? ['--load-balancer-ip-range', loadBalancerIpRange] : []),
     ];
     child = spawn(command.file, args, {
       detached: true,

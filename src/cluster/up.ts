@@ -34,6 +34,7 @@ import {
 } from './kubeconfig.js';
 import { kubeconfigPathForMerge } from './kubeconfig-paths.js';
 import { assertValidClusterName, kubeconfigContextName } from './name.js';
+import { loadBalancerRange } from './nodes/load-balancer-range.js';
 import { MAX_NODES, type PlannedNode, POD_SUBNET, planNodes, podSubnetCapacity } from './nodes/node-plan.js';
 import {
   buildNodeImage,
@@ -306,6 +307,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
               extraBindAddresses: network ? [network.gateway] : [],
               fakeNodes,
               ...(podSubnet !== POD_SUBNET && { clusterCidr: podSubnet }),
+              ...(network && { loadBalancerIpRange: loadBalancerRange(network.subnet) }),
             });
             controlPlane = started;
             undo.push(() => stopStartedControlPlane(started, paths));

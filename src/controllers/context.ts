@@ -43,6 +43,8 @@ export interface ClusterSettings {
   readonly clusterSigningDurationMs: number;
   /** How often the CSR cleaner looks for old requests: a constant hour upstream, short in tests. */
   readonly csrCleanerPeriodMs: number;
+  /** The addresses LoadBalancer services get (`first-last`, part of the node network); none leaves them pending. */
+  readonly loadBalancerIpRange?: string;
 }
 
 export const DEFAULT_CLUSTER_SETTINGS: ClusterSettings = {

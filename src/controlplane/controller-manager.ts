@@ -33,6 +33,7 @@ import { replicaSetController } from '../controllers/replicaset/replica-set-cont
 import { replicationControllerController } from '../controllers/replicationcontroller/replication-controller.js';
 import { resourceQuotaController } from '../controllers/resourcequota/resource-quota-controller.js';
 import { rootCaPublisherController } from '../controllers/root-ca-publisher/root-ca-publisher.js';
+import { serviceLoadBalancerController } from '../controllers/service-lb/service-lb-controller.js';
 import { serviceAccountController } from '../controllers/serviceaccount/serviceaccounts-controller.js';
 import { serviceAccountTokenController } from '../controllers/serviceaccount-token/tokens-controller.js';
 import { statefulSetController } from '../controllers/statefulset/statefulset-controller.js';
@@ -73,6 +74,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   csrSigningController,
   csrCleanerController,
   clusterDnsController,
+  serviceLoadBalancerController,
 ];
 
 export class ControllerManager {

@@ -12,6 +12,8 @@ export interface ControlPlaneArgs {
   readonly fakeNodes?: number;
   /** The pod network node IPAM allocates from (`--cluster-cidr`, default 10.244.0.0/16). */
   readonly clusterCidr?: string;
+  /** The LoadBalancer services' addresses (`--load-balancer-ip-range FIRST-LAST`). */
+  readonly loadBalancerIpRange?: string;
 }
 
 export interface RunOptions {
@@ -31,7 +33,10 @@ export async function runControlPlane(
     apiPort: args.apiPort,
     bindAddresses: args.bindAddresses,
     fakeNodes: args.fakeNodes ? { count: args.fakeNodes } : undefined,
-    ...(args.clusterCidr && { controllerSettings: { clusterCidr: args.clusterCidr } }),
+    controllerSettings: {
+      ...(args.clusterCidr && { clusterCidr: args.clusterCidr }),
+      ...(args.loadBalancerIpRange && { loadBalancerIpRange: args.loadBalancerIpRange }),
+    },
     componentThreadEntry: options.componentThreadEntry,
   });
   log(`control plane serving on port ${running.port} (ready in ${Date.now() - started} ms)`);
@@ -58,6 +63,7 @@ export function parseCommandLine(argv: string[]): ControlPlaneArgs {
       'bind-address': { type: 'string', multiple: true },
       'fake-nodes': { type: 'string' },
       'cluster-cidr': { type: 'string' },
+      'load-balancer-ip-range': { type: 'string' },
     },
     strict: true,
   });
@@ -73,7 +79,7 @@ export function parseCommandLine(argv: string[]): ControlPlaneArgs {
     fakeNodes > MAX_FAKE_NODES
   ) {
     throw new Error(
-      'usage: main.js --state-dir DIR --api-port PORT [--bind-address IP]... [--fake-nodes N] [--cluster-cidr CIDR]',
+      'usage: main.js --state-dir DIR --api-port PORT [--bind-address IP]... [--fake-nodes N] [--cluster-cidr CIDR] [--load-balancer-ip-range FIRST-LAST]',
     );
   }
   return {
@@ -82,5 +88,6 @@ export function parseCommandLine(argv: string[]): ControlPlaneArgs {
     bindAddresses: values['bind-address'],
     fakeNodes,
     clusterCidr: values['cluster-cidr'],
+    loadBalancerIpRange: values['load-balancer-ip-range'],
   };
 }

@@ -2,7 +2,8 @@
 // agents' pod-network part reads every Node to route to their pod CIDRs, which a node's own
 // identity may not (the Node authorizer lets a kubelet read only its own Node); the agents' DNS
 // part reads what CoreDNS's `system:coredns` role lets it read; the cluster DNS controller keeps
-// the kube-dns service's endpoints.
+// the kube-dns service's endpoints; the agents' load balancer speakers hold a Lease per
+// LoadBalancer service.
 import type { ApiServer } from '../apiserver/api-server.js';
 import { CLUSTER_DNS_SERVICE_ACCOUNT } from '../controllers/cluster-dns/cluster-dns-controller.js';
 
@@ -29,6 +30,22 @@ const ROLES: readonly { name: string; rules: Rule[]; subject: Subject }[] = [
   {
     name: 'tkube:pod-network',
     rules: [{ apiGroups: [''], resources: ['nodes'], verbs: READ }],
+    subject: { kind: 'User', name: POD_NETWORK_USER },
+  },
+  {
+    // The agents' load balancer speakers (under the pod-network identity): which addresses to
+    // announce, a Lease per service deciding which node announces them, and an event saying so.
+    name: 'tkube:load-balancer-speaker',
+    rules: [
+      { apiGroups: [''], resources: ['services'], verbs: READ },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: READ },
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        verbs: [...READ, 'create', 'update', 'delete'],
+      },
+      { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'update', 'patch'] },
+    ],
     subject: { kind: 'User', name: POD_NETWORK_USER },
   },
   {

@@ -24,8 +24,9 @@ export interface NetworkCluster {
   down(): Promise<void>;
 }
 
-export async function startNetworkCluster(suite: string, nodes = 2): Promise<NetworkCluster> {
-  const name = `px-${suite}-${randomBytes(2).toString('hex')}`;
+/** `prefix` keeps suites of different work apart (`px` the proxy's, `lb` the load balancer's). */
+export async function startNetworkCluster(suite: string, nodes = 2, prefix = 'px'): Promise<NetworkCluster> {
+  const name = `${prefix}-${suite}-${randomBytes(2).toString('hex')}`;
   const dir = mkdtempSync(join(tmpdir(), `tkube-e2e-${name}-`));
   const env = {
     TKUBE_HOME: join(dir, 'home'),
