@@ -62,14 +62,16 @@ const UNTYPED_DEDUCED_MAP: MapType = {
 export type Atom = ScalarType | ListType | MapType;
 
 /**
- * deduceAtom: the atom a value is walked with. Typed schemas have one atom; untyped ones take the
- * value's shape (absent values and null keep the scalar atom, as upstream's first atom is).
+ * deduceAtom then handleAtom: the atom a value is walked with. Typed schemas have one atom; untyped
+ * ones take the value's shape, and null or an absent value keeps the whole atom, which upstream
+ * handles as its map.
  */
 export function atomFor(type: SchemaType, value: JsonValue | undefined): Atom {
   if (type.kind !== 'untyped') return type;
   if (Array.isArray(value)) return UNTYPED_ATOMIC_LIST;
-  if (value !== null && typeof value === 'object')
+  if (value === null || value === undefined || typeof value === 'object') {
     return type.atomic ? UNTYPED_ATOMIC_MAP : UNTYPED_DEDUCED_MAP;
+  }
   return SCALAR;
 }
 
