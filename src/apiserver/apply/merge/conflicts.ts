@@ -1,7 +1,7 @@
 // structured-merge-diff's merge.Conflicts and apimachinery's NewConflictError: who owns the fields
 // an apply would change, and the 409 message kube-apiserver words from them.
 import { compareGoStrings, goQuote } from '../../../api/selectors/go-text.js';
-import { type Path, pathToString } from '../fieldpath/path-element.js';
+import { type Path, type PathElement, pathToString } from '../fieldpath/path-element.js';
 import type { FieldSet } from '../fieldpath/set.js';
 
 export interface Conflict {
@@ -26,13 +26,45 @@ export class ApplyConflictError extends Error {
   }
 }
 
-/** ConflictsFromManagers, managers in sorted order, each manager's paths in set order. */
+/**
+ * ConflictsFromManagers, managers in sorted order, each manager's paths in set order. Upstream
+ * collects the paths Set.Iterate hands out, which are appended to one shared prefix slice; where
+ * that slice had spare capacity, later paths overwrite the last element of earlier ones, so a
+ * message can name one field twice. The paths are built the same way here, so messages and
+ * causes match kube-apiserver's.
+ */
 export function conflictsFromManagers(sets: ReadonlyMap<string, FieldSet>): Conflict[] {
-  const out: Conflict[] = [];
+  const out: { manager: string; slice: GoSlice }[] = [];
   for (const manager of [...sets.keys()].sort(compareGoStrings)) {
-    sets.get(manager)?.iterate((path) => out.push({ manager, path }));
+    const set = sets.get(manager);
+    if (set)
+      iterateLikeGo(set, { array: [], length: 0, capacity: 0 }, (slice) => out.push({ manager, slice }));
   }
-  return out;
+  return out.map(({ manager, slice }) => ({ manager, path: slice.array.slice(0, slice.length) }));
+}
+
+/** A Go slice of path elements: a shared backing array, a length and a capacity. */
+interface GoSlice {
+  readonly array: PathElement[];
+  readonly length: number;
+  readonly capacity: number;
+}
+
+// Go's append: in place while capacity lasts, else a copy with doubled capacity (PathElement is
+// 32 bytes, so the allocator's size classes keep capacities at powers of two).
+function appendLikeGo(slice: GoSlice, pe: PathElement): GoSlice {
+  if (slice.length < slice.capacity) {
+    slice.array[slice.length] = pe;
+    return { array: slice.array, length: slice.length + 1, capacity: slice.capacity };
+  }
+  const array = slice.array.slice(0, slice.length);
+  array.push(pe);
+  return { array, length: slice.length + 1, capacity: slice.capacity === 0 ? 1 : slice.capacity * 2 };
+}
+
+function iterateLikeGo(set: FieldSet, prefix: GoSlice, visit: (slice: GoSlice) => void): void {
+  for (const pe of set.members) visit(appendLikeGo(prefix, pe));
+  for (const node of set.children) iterateLikeGo(node.set, appendLikeGo(prefix, node.element), visit);
 }
 
 /** printManager: the manager's name, its subresource, and for updates its apiVersion and time. */
