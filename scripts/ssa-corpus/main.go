@@ -188,6 +188,7 @@ func main() {
 	steps := flag.Int("steps", 5, "operations per sequence")
 	seed := flag.Int64("seed", 1, "random seed")
 	schemaPath := flag.String("schema", "schema.json", "definitions the objects follow")
+	objectsPath := flag.String("fieldsets", "", "instead of sequences: print ToFieldSet of each object in this JSON list")
 	flag.Parse()
 	r = rand.New(rand.NewSource(*seed))
 
@@ -204,6 +205,10 @@ func main() {
 		panic(err)
 	}
 	root := file.Root
+	if *objectsPath != "" {
+		printFieldSets(s, *objectsPath)
+		return
+	}
 	parser := typed.ParseableType{Schema: s, TypeRef: smdschema.TypeRef{NamedType: &root}}
 	updater := merge.Updater{Converter: identity{}}
 	const version = fieldpath.APIVersion("v1")
@@ -259,6 +264,49 @@ func main() {
 	}
 	enc := json.NewEncoder(os.Stdout)
 	if err := enc.Encode(out); err != nil {
+		panic(err)
+	}
+}
+
+type fieldSetCase struct {
+	Object   interface{}     `json:"object"`
+	FieldsV1 json.RawMessage `json:"fieldsV1,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// printFieldSets records ToFieldSet of given objects, grouped by the definition they are
+// ({"<definition>": [objects]}): a check of the schema conversion itself (e.g. over the built-in
+// definitions tkube serves).
+func printFieldSets(s *smdschema.Schema, path string) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	var objects map[string][]interface{}
+	if err := json.Unmarshal(raw, &objects); err != nil {
+		panic(err)
+	}
+	out := map[string][]fieldSetCase{}
+	for root, list := range objects {
+		root := root
+		parser := typed.ParseableType{Schema: s, TypeRef: smdschema.TypeRef{NamedType: &root}}
+		for _, object := range list {
+			c := fieldSetCase{Object: object}
+			tv, err := parser.FromUnstructured(object)
+			if err == nil {
+				var set *fieldpath.Set
+				set, err = tv.ToFieldSet()
+				if err == nil {
+					c.FieldsV1, err = set.ToJSON()
+				}
+			}
+			if err != nil {
+				c.Error = err.Error()
+			}
+			out[root] = append(out[root], c)
+		}
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		panic(err)
 	}
 }

@@ -13,9 +13,9 @@ describe('conflicts', () => {
     expect(printManager('{"manager":"kubectl-edit","operation":"Update","apiVersion":"apps/v1"}')).toBe(
       '"kubectl-edit" using apps/v1',
     );
-    expect(printManager('{"manager":"k","operation":"Update","apiVersion":"v1","subresource":"status"}')).toBe(
-      '"k" with subresource "status" using v1',
-    );
+    expect(
+      printManager('{"manager":"k","operation":"Update","apiVersion":"v1","subresource":"status"}'),
+    ).toBe('"k" with subresource "status" using v1');
     expect(printManager('not json')).toBe('"not json"');
   });
 
