@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ManagedFieldsEntry } from '../../../../src/api/object.js';
 import { FieldManager } from '../../../../src/apiserver/apply/field-manager.js';
+import { fieldElement } from '../../../../src/apiserver/apply/fieldpath/path-element.js';
+import { FieldSet } from '../../../../src/apiserver/apply/fieldpath/set.js';
 import { decodeManagedFields } from '../../../../src/apiserver/apply/managed-fields.js';
 import { ApplyConflictError } from '../../../../src/apiserver/apply/merge/conflicts.js';
 import { sameSchemaConverter } from '../../../../src/apiserver/apply/merge/updater.js';
 import { builtinType } from '../../../../src/apiserver/apply/typed/builtin-types.js';
+import { customResourceType } from '../../../../src/apiserver/apply/typed/custom-resource-types.js';
 import type { SchemaType } from '../../../../src/apiserver/apply/typed/schema.js';
 import type { JsonObject } from '../../../../src/apiserver/patch/json-value.js';
 
@@ -238,5 +241,87 @@ describe('decoding managedFields', () => {
     expect(() => decodeManagedFields([{ ...entry, fieldsType: 'FieldsV2' }])).toThrow(
       'invalid fieldsType "FieldsV2" in managed fields entry 0',
     );
+  });
+});
+
+describe('custom resources', () => {
+  it('applies along the CRD schema: list-map items per manager, preserved fields granular', () => {
+    const type = customResourceType({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            items: {
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['id'],
+              items: { type: 'object', properties: { id: { type: 'string' }, size: { type: 'integer' } } },
+            },
+            extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+          },
+        },
+      },
+    });
+    const fm = new FieldManager({
+      apiVersion: 'example.com/v1',
+      converter: sameSchemaConverter(type),
+      now: () => T0,
+    });
+    const thing = (spec: JsonObject): JsonObject => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Thing',
+      metadata: { name: 't' },
+      spec,
+    });
+    let live = fm.apply({}, thing({ items: [{ id: 'a', size: 1 }], extra: { x: { y: 1 } } }), 'one', false);
+    live = fm.apply(live, thing({ items: [{ id: 'b', size: 2 }], extra: { z: true } }), 'two', false);
+    expect(live.spec).toEqual({
+      items: [
+        { id: 'a', size: 1 },
+        { id: 'b', size: 2 },
+      ],
+      extra: { x: { y: 1 }, z: true },
+    });
+    const error = conflictOf(() => fm.apply(live, thing({ items: [{ id: 'a', size: 5 }] }), 'two', false));
+    expect(error.message).toBe('Apply failed with 1 conflict: conflict with "one": .spec.items[id="a"].size');
+    live = fm.apply(live, thing({}), 'one', false);
+    expect(live.spec).toEqual({ items: [{ id: 'b', size: 2 }], extra: { z: true } });
+  });
+
+  it('refuses a configuration with duplicate list-map keys', () => {
+    const fm = manager('Deployment');
+    const config = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { template: { spec: { containers: [{ name: 'a' }, { name: 'a' }] } } },
+    };
+    expect(() => fm.apply({}, config, 'm', false)).toThrow(
+      '.spec.template.spec.containers: duplicate entries for key [name="a"]',
+    );
+  });
+});
+
+describe('reset fields', () => {
+  it('leaves fields a strategy resets out of every set (status on the main resource)', () => {
+    const type = builtinType('apps', 'v1', 'Deployment') as SchemaType;
+    const fm = new FieldManager({
+      apiVersion: 'apps/v1',
+      converter: sameSchemaConverter(type),
+      ignoredFields: new Map([['apps/v1', FieldSet.of([fieldElement('status')])]]),
+      now: () => T0,
+    });
+    const config = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { replicas: 1 },
+      status: { replicas: 3 },
+    };
+    const live = fm.apply({}, config, 'm', false);
+    expect(managed(live).map((e) => e.fieldsV1)).toEqual([{ 'f:spec': { 'f:replicas': {} } }]);
+    const updated = fm.update(live, { ...live, status: { replicas: 4 } }, 'controller');
+    expect(managed(updated).map((e) => e.manager)).toEqual(['m']);
   });
 });
