@@ -2,12 +2,13 @@
 // API version: decode managedFields, (before the first apply) attribute existing fields to
 // "before-first-apply", cap update managers at 10 ("ancient-changes"), build the manager
 // identifier, stamp times, strip metadata fields no one owns, and run the structured merge.
-// Not yet here: the version check, the last-applied-configuration migration and updater
-// (lastappliedmanager.go, lastappliedupdater.go) and reconciling sets with schema changes.
+// With the last-applied-configuration migration (last-applied.ts). Not yet here: the version
+// check (versioncheck.go) and reconciling sets with schema changes.
 import type { ManagedFieldsEntry } from '../../api/object.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../patch/json-value.js';
 import { fieldElement as f } from './fieldpath/path-element.js';
 import { FieldSet } from './fieldpath/set.js';
+import { allowedConflictsFromLastApplied, KUBECTL_MANAGER, updateLastApplied } from './last-applied.js';
 import {
   decodeManagedFields,
   emptyManaged,
@@ -16,6 +17,7 @@ import {
   type Managed,
   managerIdentifier,
 } from './managed-fields.js';
+import { ApplyConflictError } from './merge/conflicts.js';
 import { type ManagedFields, Updater, type UpdaterOptions } from './merge/updater.js';
 
 export const DEFAULT_MAX_UPDATE_MANAGERS = 10;
@@ -128,6 +130,32 @@ export class FieldManager {
     if (metadataOf(appliedObject)?.managedFields !== undefined) {
       throw new ApplyBadRequestError('metadata.managedFields must be nil');
     }
+    let result: JsonObject;
+    try {
+      result = this.trackedApply(liveObject, appliedObject, manager, force);
+    } catch (error) {
+      // lastAppliedManager: kubectl may take over what client-side apply last set.
+      if (manager !== KUBECTL_MANAGER || !(error instanceof ApplyConflictError)) throw error;
+      const allowed = allowedConflictsFromLastApplied(
+        liveObject,
+        this.options.apiVersion,
+        this.options.converter,
+      );
+      if (!allowed) throw error;
+      const remaining = error.conflicts.filter((c) => !allowed.has(c.path));
+      if (remaining.length > 0) throw new ApplyConflictError(remaining);
+      result = this.trackedApply(liveObject, appliedObject, manager, true);
+    }
+    return manager === KUBECTL_MANAGER ? updateLastApplied(result, appliedObject) : result;
+  }
+
+  // skipNonApplied → capManagers → buildManagerInfo → managedFieldsUpdater → stripMeta → merge.
+  private trackedApply(
+    liveObject: JsonObject,
+    appliedObject: JsonObject,
+    manager: string,
+    force: boolean,
+  ): JsonObject {
     let managed = decodeManagedFields(managedFieldsOf(liveObject) ?? []);
     let live = withoutManagedFields(liveObject);
     if (managed.fields.size === 0) {

@@ -325,3 +325,38 @@ describe('reset fields', () => {
     expect(managed(updated).map((e) => e.manager)).toEqual(['m']);
   });
 });
+
+describe('client-side to server-side apply', () => {
+  const LAST = 'kubectl.kubernetes.io/last-applied-configuration';
+  function clientSideApplied(fm: FieldManager, data: Record<string, string>): JsonObject {
+    const config = cm(data);
+    const object = cm(data, { annotations: { [LAST]: `${JSON.stringify(config)}\n` } });
+    return fm.update({}, object, 'kubectl-client-side-apply');
+  }
+
+  it('lets kubectl take over fields the last-applied configuration still describes', () => {
+    const fm = manager('ConfigMap');
+    const live = clientSideApplied(fm, { key: 'a' });
+    expect(() => fm.apply(live, cm({ key: 'b' }), 'other', false)).toThrow(
+      'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.key',
+    );
+    const applied = fm.apply(live, cm({ key: 'b' }), 'kubectl', false);
+    expect(applied.data).toEqual({ key: 'b' });
+    const annotations = (applied.metadata as JsonObject).annotations as JsonObject;
+    expect(annotations[LAST]).toBe(
+      '{"apiVersion":"v1","data":{"key":"b"},"kind":"ConfigMap","metadata":{"name":"c","namespace":"default"}}\n',
+    );
+    expect(managed(applied).find((e) => e.manager === 'kubectl')?.fieldsV1).toEqual({
+      'f:data': { 'f:key': {} },
+    });
+  });
+
+  it('still refuses fields changed since the last client-side apply', () => {
+    const fm = manager('ConfigMap');
+    let live = clientSideApplied(fm, { key: 'a' });
+    live = fm.update(live, { ...live, data: { key: 'edited' } }, 'kubectl-edit');
+    expect(() => fm.apply(live, cm({ key: 'b' }), 'kubectl', false)).toThrow(
+      'Apply failed with 1 conflict: conflict with "kubectl-edit" using v1: .data.key',
+    );
+  });
+});
