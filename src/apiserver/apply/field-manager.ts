@@ -2,8 +2,8 @@
 // API version: decode managedFields, (before the first apply) attribute existing fields to
 // "before-first-apply", cap update managers at 10 ("ancient-changes"), build the manager
 // identifier, stamp times, strip metadata fields no one owns, and run the structured merge.
-// With the last-applied-configuration migration (last-applied.ts). Not yet here: the version
-// check (versioncheck.go) and reconciling sets with schema changes.
+// With the version check and the last-applied-configuration migration (last-applied.ts). Not yet
+// here: reconciling sets with schema changes (reconcile_schema.go).
 import type { ManagedFieldsEntry } from '../../api/object.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../patch/json-value.js';
 import { fieldElement as f } from './fieldpath/path-element.js';
@@ -44,6 +44,8 @@ const STRIPPED = FieldSet.of(
 export interface FieldManagerOptions extends UpdaterOptions {
   /** The group/version objects are handled at (`apps/v1`, `v1`). */
   readonly apiVersion: string;
+  /** The kind objects are handled as. */
+  readonly kind: string;
   /** The subresource written through ("" for the main resource). */
   readonly subresource?: string;
   readonly now?: () => Date;
@@ -77,6 +79,17 @@ function withManagedFields(object: JsonObject, managed: Managed): JsonObject {
     ...base,
     metadata: { ...(metadataOf(base) ?? {}), managedFields: entries as unknown as JsonValue },
   };
+}
+
+/** schema.GroupVersionKind's String() of an object's apiVersion and kind (`apps/v1, Kind=Deployment`). */
+function groupVersionKindString(apiVersion: JsonValue | undefined, kind: JsonValue | undefined): string {
+  const text = typeof apiVersion === 'string' ? apiVersion : '';
+  const kindText = typeof kind === 'string' ? kind : '';
+  const parts = text.split('/');
+  // ParseGroupVersion: "" and "v1" are core versions; more than one slash is unparseable.
+  if (text === '' || parts.length > 2) return `/, Kind=${kindText}`;
+  const [group, version] = parts.length === 1 ? ['', text] : (parts as [string, string]);
+  return `${group}/${version}, Kind=${kindText}`;
 }
 
 function rfc3339(date: Date): string {
@@ -122,10 +135,10 @@ export class FieldManager {
    * create). Throws ApplyConflictError (409) or ApplyBadRequestError (400).
    */
   apply(liveObject: JsonObject, appliedObject: JsonObject, manager: string, force: boolean): JsonObject {
-    if (appliedObject.apiVersion !== this.options.apiVersion) {
-      throw new ApplyBadRequestError(
-        `Incorrect version specified in apply patch. Specified patch version: ${String(appliedObject.apiVersion ?? '')}, expected: ${this.options.apiVersion}`,
-      );
+    // versionCheckManager: the patch must be of the handler's group, version and kind.
+    const applied = groupVersionKindString(appliedObject.apiVersion, appliedObject.kind);
+    if (applied !== groupVersionKindString(this.options.apiVersion, this.options.kind)) {
+      throw new ApplyBadRequestError(`invalid object type: ${applied}`);
     }
     if (metadataOf(appliedObject)?.managedFields !== undefined) {
       throw new ApplyBadRequestError('metadata.managedFields must be nil');

@@ -18,6 +18,7 @@ function manager(kind: 'ConfigMap' | 'Deployment', clock: { t: Date } = { t: T0 
   const type = builtinType(group, 'v1', kind) as SchemaType;
   return new FieldManager({
     apiVersion: kind === 'ConfigMap' ? 'v1' : 'apps/v1',
+    kind,
     converter: sameSchemaConverter(type),
     now: () => clock.t,
   });
@@ -160,10 +161,13 @@ describe('apply', () => {
     );
   });
 
-  it('refuses a patch at another version or carrying managedFields', () => {
+  it('refuses a patch of another group, version or kind, or carrying managedFields', () => {
     const fm = manager('ConfigMap');
     expect(() => fm.apply({}, { ...cm({}), apiVersion: 'v2' }, 'm', false)).toThrow(
-      'Incorrect version specified in apply patch. Specified patch version: v2, expected: v1',
+      'invalid object type: /v2, Kind=ConfigMap',
+    );
+    expect(() => fm.apply({}, { ...cm({}), apiVersion: 'apps/v1', kind: 'Secret' }, 'm', false)).toThrow(
+      'invalid object type: apps/v1, Kind=Secret',
     );
     expect(() => fm.apply({}, cm({}, { managedFields: [] }), 'm', false)).toThrow(
       'metadata.managedFields must be nil',
@@ -265,6 +269,7 @@ describe('custom resources', () => {
     });
     const fm = new FieldManager({
       apiVersion: 'example.com/v1',
+      kind: 'Thing',
       converter: sameSchemaConverter(type),
       now: () => T0,
     });
@@ -308,6 +313,7 @@ describe('reset fields', () => {
     const type = builtinType('apps', 'v1', 'Deployment') as SchemaType;
     const fm = new FieldManager({
       apiVersion: 'apps/v1',
+      kind: 'Deployment',
       converter: sameSchemaConverter(type),
       ignoredFields: new Map([['apps/v1', FieldSet.of([fieldElement('status')])]]),
       now: () => T0,
