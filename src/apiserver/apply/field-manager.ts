@@ -2,8 +2,7 @@
 // API version: decode managedFields, (before the first apply) attribute existing fields to
 // "before-first-apply", cap update managers at 10 ("ancient-changes"), build the manager
 // identifier, stamp times, strip metadata fields no one owns, and run the structured merge.
-// With the version check and the last-applied-configuration migration (last-applied.ts). Not yet
-// here: reconciling sets with schema changes (reconcile_schema.go).
+// With the version check and the last-applied-configuration migration (last-applied.ts).
 import type { ManagedFieldsEntry } from '../../api/object.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../patch/json-value.js';
 import { fieldElement as f } from './fieldpath/path-element.js';

@@ -8,6 +8,7 @@ import { FieldSet } from '../fieldpath/set.js';
 import { type Comparison, compareTyped, excludeFields, isSame } from '../typed/compare.js';
 import { ensureNamedFieldsAreMembers } from '../typed/ensure-named-fields.js';
 import { keepRight, mergeValues } from '../typed/merge.js';
+import { reconcileFieldSetWithSchema } from '../typed/reconcile-schema.js';
 import { removeItems } from '../typed/remove.js';
 import type { SchemaType } from '../typed/schema.js';
 import { toFieldSet } from '../typed/to-field-set.js';
@@ -106,6 +107,20 @@ export class Updater {
     return compare;
   }
 
+  // reconcileManagedFieldsWithSchemaChanges: sets recorded before a list or map became atomic
+  // own it whole; managers of versions the object no longer has are dropped.
+  private reconcile(liveObject: JsonValue, managers: ManagedFields): void {
+    for (const [manager, versioned] of [...managers]) {
+      const type = this.options.converter.typeAt(versioned.apiVersion);
+      if (!type || this.options.converter.convert(liveObject, versioned.apiVersion) === undefined) {
+        managers.delete(manager);
+        continue;
+      }
+      const reconciled = reconcileFieldSetWithSchema(versioned.set, type);
+      if (reconciled) managers.set(manager, { ...versioned, set: reconciled });
+    }
+  }
+
   /** Updater.Update: `manager` wrote `newObject` over `liveObject` at `version`. */
   updateObject(
     liveObject: JsonValue,
@@ -114,6 +129,7 @@ export class Updater {
     managers: ManagedFields,
     manager: string,
   ): UpdateResult {
+    this.reconcile(liveObject, managers);
     const compare = this.update(liveObject, newObject, version, managers, manager, true);
     const previous = managers.get(manager)?.set ?? new FieldSet();
     const ignored = this.options.ignoredFields?.get(version) ?? new FieldSet();
@@ -136,6 +152,7 @@ export class Updater {
     manager: string,
     force: boolean,
   ): UpdateResult {
+    this.reconcile(liveObject, managers);
     const type = this.type(version);
     let newObject = mergeValues(type, liveObject, configObject, keepRight) ?? null;
     const lastSet = managers.get(manager);

@@ -5,6 +5,7 @@ import { builtinType } from '../../../../src/apiserver/apply/typed/builtin-types
 import { compareTyped } from '../../../../src/apiserver/apply/typed/compare.js';
 import { customResourceType } from '../../../../src/apiserver/apply/typed/custom-resource-types.js';
 import { keepRight, mergeValues } from '../../../../src/apiserver/apply/typed/merge.js';
+import { reconcileFieldSetWithSchema } from '../../../../src/apiserver/apply/typed/reconcile-schema.js';
 import { removeItems } from '../../../../src/apiserver/apply/typed/remove.js';
 import type { SchemaType } from '../../../../src/apiserver/apply/typed/schema.js';
 import { toFieldSet } from '../../../../src/apiserver/apply/typed/to-field-set.js';
@@ -162,5 +163,23 @@ describe('custom resource types', () => {
     expect(setToFieldsV1Json(toFieldSet(type, object))).toBe(
       '{"f:apiVersion":{},"f:kind":{},"f:metadata":{"f:labels":{"f:a":{}},"f:name":{}},"f:spec":{"f:free":{"f:nested":{".":{},"f:deep":{}}},"f:ports":{"k:{\\"port\\":80,\\"protocol\\":\\"TCP\\"}":{".":{},"f:port":{}}},"f:selector":{},"f:tags":{"v:\\"x\\"":{}}}}',
     );
+  });
+});
+
+describe('reconciling sets with schema changes', () => {
+  it('turns items owned in a now-atomic list or map into ownership of the whole', () => {
+    const set = fieldsV1JsonToSet(
+      '{"f:spec":{"f:selector":{"f:matchLabels":{"f:app":{}}},"f:template":{"f:spec":{"f:tolerations":{"k:{\\"key\\":\\"k\\"}":{".":{},"f:key":{}}}}}}}',
+    );
+    const reconciled = reconcileFieldSetWithSchema(set, deploymentType);
+    expect(reconciled && setToFieldsV1Json(reconciled)).toBe(
+      '{"f:spec":{"f:selector":{},"f:template":{"f:spec":{"f:tolerations":{}}}}}',
+    );
+  });
+
+  it('leaves sets that already match the schema alone', () => {
+    expect(
+      reconcileFieldSetWithSchema(toFieldSet(deploymentType, deployment), deploymentType),
+    ).toBeUndefined();
   });
 });
