@@ -1,3 +1,4 @@
+// structured-merge-diff's conflicts and kube-apiserver's 409 wording.
 import { describe, expect, it } from 'vitest';
 import { fieldElement as f, keyElement } from '../../../../src/apiserver/apply/fieldpath/path-element.js';
 import { FieldSet } from '../../../../src/apiserver/apply/fieldpath/set.js';

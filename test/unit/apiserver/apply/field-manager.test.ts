@@ -1,3 +1,4 @@
+// apimachinery's managedfields FieldManager: apply, update and managedFields entries.
 import { describe, expect, it } from 'vitest';
 import type { ManagedFieldsEntry } from '../../../../src/api/object.js';
 import { FieldManager } from '../../../../src/apiserver/apply/field-manager.js';

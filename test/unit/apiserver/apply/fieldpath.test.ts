@@ -1,3 +1,4 @@
+// structured-merge-diff's fieldpath: path elements, sets and the fieldsV1 encoding.
 import { describe, expect, it } from 'vitest';
 import {
   fieldsV1JsonToSet,

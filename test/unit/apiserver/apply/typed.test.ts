@@ -1,3 +1,4 @@
+// structured-merge-diff's typed package over tkube's built-in definitions and CRD schemas.
 import { describe, expect, it } from 'vitest';
 import type { JSONSchemaProps } from '../../../../src/api/types/apiextensions-v1.generated.js';
 import { fieldsV1JsonToSet, setToFieldsV1Json } from '../../../../src/apiserver/apply/fieldpath/fields-v1.js';
