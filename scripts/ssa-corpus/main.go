@@ -1,0 +1,312 @@
+// Command ssa-corpus records random apply/update sequences run through structured-merge-diff's
+// merge.Updater, with the objects and manager field sets it produces, for tkube's replay test
+// (test/unit/apiserver/apply/corpus.test.ts). See README.md for how to build and run it.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"sort"
+
+	"k8s.io/kube-openapi/pkg/schemaconv"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/structured-merge-diff/v4/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v4/merge"
+	"sigs.k8s.io/structured-merge-diff/v4/typed"
+	smdschema "sigs.k8s.io/structured-merge-diff/v4/schema"
+)
+
+type schemaFile struct {
+	Root        string                  `json:"root"`
+	Definitions map[string]*spec.Schema `json:"definitions"`
+}
+
+type identity struct{}
+
+func (identity) Convert(v *typed.TypedValue, _ fieldpath.APIVersion) (*typed.TypedValue, error) {
+	return v, nil
+}
+func (identity) IsMissingVersionError(error) bool { return false }
+
+type step struct {
+	Op      string      `json:"op"` // "apply" or "update"
+	Manager string      `json:"manager"`
+	Force   bool        `json:"force,omitempty"`
+	Object  interface{} `json:"object"`
+}
+
+type managerSet struct {
+	APIVersion string          `json:"apiVersion"`
+	Applied    bool            `json:"applied"`
+	FieldsV1   json.RawMessage `json:"fieldsV1"`
+}
+
+type result struct {
+	Error    string                `json:"error,omitempty"`
+	Object   interface{}           `json:"object,omitempty"`
+	Changed  bool                  `json:"changed"`
+	Managers map[string]managerSet `json:"managers"`
+}
+
+type sequence struct {
+	Live    interface{} `json:"live"`
+	Steps   []step      `json:"steps"`
+	Results []result    `json:"results"`
+}
+
+var r *rand.Rand
+
+func pick(xs ...string) string { return xs[r.Intn(len(xs))] }
+func maybe(p float64) bool     { return r.Float64() < p }
+
+func stringMap(keys ...string) map[string]interface{} {
+	out := map[string]interface{}{}
+	for _, k := range keys {
+		if maybe(0.5) {
+			out[k] = pick("1", "2")
+		}
+	}
+	return out
+}
+
+func stringList(max int, vocab ...string) []interface{} {
+	out := []interface{}{}
+	seen := map[string]bool{}
+	for i := r.Intn(max + 1); i > 0; i-- {
+		v := pick(vocab...)
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func randomObject() map[string]interface{} {
+	o := map[string]interface{}{}
+	if maybe(0.3) {
+		o["name"] = pick("a", "b")
+	}
+	if maybe(0.6) {
+		o["labels"] = stringMap("x", "y", "z")
+	}
+	if maybe(0.3) {
+		o["selector"] = stringMap("x", "y")
+	}
+	if maybe(0.4) {
+		o["tags"] = stringList(3, "t1", "t2", "t3")
+	}
+	if maybe(0.3) {
+		o["args"] = stringList(2, "-v", "-q", "-x")
+	}
+	if maybe(0.4) {
+		ports := []interface{}{}
+		seen := map[string]bool{}
+		for i := r.Intn(3); i >= 0; i-- {
+			p := map[string]interface{}{"port": int64(80 + r.Intn(2))}
+			if maybe(0.5) {
+				p["protocol"] = pick("TCP", "UDP")
+			}
+			if maybe(0.5) {
+				p["name"] = pick("http", "dns")
+			}
+			proto, _ := p["protocol"].(string)
+			if proto == "" {
+				proto = "TCP"
+			}
+			key := fmt.Sprint(p["port"], proto)
+			if !seen[key] {
+				seen[key] = true
+				ports = append(ports, p)
+			}
+		}
+		o["ports"] = ports
+	}
+	if maybe(0.6) {
+		containers := []interface{}{}
+		for _, name := range stringList(2, "web", "side") {
+			c := map[string]interface{}{"name": name}
+			if maybe(0.6) {
+				c["image"] = pick("img:1", "img:2")
+			}
+			if maybe(0.4) {
+				env := []interface{}{}
+				for _, n := range stringList(2, "A", "B") {
+					e := map[string]interface{}{"name": n}
+					if maybe(0.7) {
+						e["value"] = pick("1", "2")
+					}
+					env = append(env, e)
+				}
+				c["env"] = env
+			}
+			if maybe(0.3) {
+				c["resources"] = stringMap("cpu", "memory")
+			}
+			containers = append(containers, c)
+		}
+		o["containers"] = containers
+	}
+	if maybe(0.5) {
+		s := map[string]interface{}{}
+		if maybe(0.6) {
+			s["replicas"] = int64(r.Intn(3))
+		}
+		if maybe(0.3) {
+			s["paused"] = maybe(0.5)
+		}
+		if maybe(0.4) {
+			s["template"] = map[string]interface{}{"a": map[string]interface{}{"b": pick("1", "2")}, "l": stringList(2, "p", "q")}
+		}
+		o["spec"] = s
+	}
+	return o
+}
+
+func encodeManagers(m fieldpath.ManagedFields) map[string]managerSet {
+	out := map[string]managerSet{}
+	names := []string{}
+	for name := range m {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		js, err := m[name].Set().ToJSON()
+		if err != nil {
+			panic(err)
+		}
+		out[name] = managerSet{APIVersion: string(m[name].APIVersion()), Applied: m[name].Applied(), FieldsV1: js}
+	}
+	return out
+}
+
+func main() {
+	count := flag.Int("n", 300, "sequences to record")
+	steps := flag.Int("steps", 5, "operations per sequence")
+	seed := flag.Int64("seed", 1, "random seed")
+	schemaPath := flag.String("schema", "schema.json", "definitions the objects follow")
+	objectsPath := flag.String("fieldsets", "", "instead of sequences: print ToFieldSet of each object in this JSON list")
+	flag.Parse()
+	r = rand.New(rand.NewSource(*seed))
+
+	raw, err := os.ReadFile(*schemaPath)
+	if err != nil {
+		panic(err)
+	}
+	var file schemaFile
+	if err := json.Unmarshal(raw, &file); err != nil {
+		panic(err)
+	}
+	s, err := schemaconv.ToSchemaFromOpenAPI(file.Definitions, false)
+	if err != nil {
+		panic(err)
+	}
+	root := file.Root
+	if *objectsPath != "" {
+		printFieldSets(s, *objectsPath)
+		return
+	}
+	parser := typed.ParseableType{Schema: s, TypeRef: smdschema.TypeRef{NamedType: &root}}
+	updater := merge.Updater{Converter: identity{}}
+	const version = fieldpath.APIVersion("v1")
+
+	out := []sequence{}
+	for n := 0; n < *count; n++ {
+		seq := sequence{Live: map[string]interface{}{}}
+		live, err := parser.FromUnstructured(seq.Live)
+		if err != nil {
+			panic(err)
+		}
+		managers := fieldpath.ManagedFields{}
+		for i := 0; i < *steps; i++ {
+			st := step{Object: randomObject()}
+			res := result{}
+			if maybe(0.7) {
+				st.Op, st.Manager, st.Force = "apply", pick("apply-a", "apply-b", "apply-c"), maybe(0.3)
+				config, err := parser.FromUnstructured(st.Object)
+				if err != nil {
+					panic(err)
+				}
+				newObject, newManagers, err := updater.Apply(live, config, version, managers.Copy(), st.Manager, st.Force)
+				if err != nil {
+					res.Error = err.Error()
+				} else {
+					managers = newManagers
+					if newObject != nil {
+						live = newObject
+						res.Changed = true
+					}
+				}
+			} else {
+				st.Op, st.Manager = "update", pick("update-u", "update-v")
+				newObject, err := parser.FromUnstructured(st.Object)
+				if err != nil {
+					panic(err)
+				}
+				_, newManagers, err := updater.Update(live, newObject, version, managers.Copy(), st.Manager)
+				if err != nil {
+					res.Error = err.Error()
+				} else {
+					managers = newManagers
+					live = newObject
+					res.Changed = true
+				}
+			}
+			res.Object = live.AsValue().Unstructured()
+			res.Managers = encodeManagers(managers)
+			seq.Steps = append(seq.Steps, st)
+			seq.Results = append(seq.Results, res)
+		}
+		out = append(out, seq)
+	}
+	enc := json.NewEncoder(os.Stdout)
+	if err := enc.Encode(out); err != nil {
+		panic(err)
+	}
+}
+
+type fieldSetCase struct {
+	Object   interface{}     `json:"object"`
+	FieldsV1 json.RawMessage `json:"fieldsV1,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// printFieldSets records ToFieldSet of given objects, grouped by the definition they are
+// ({"<definition>": [objects]}): a check of the schema conversion itself (e.g. over the built-in
+// definitions tkube serves).
+func printFieldSets(s *smdschema.Schema, path string) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	var objects map[string][]interface{}
+	if err := json.Unmarshal(raw, &objects); err != nil {
+		panic(err)
+	}
+	out := map[string][]fieldSetCase{}
+	for root, list := range objects {
+		root := root
+		parser := typed.ParseableType{Schema: s, TypeRef: smdschema.TypeRef{NamedType: &root}}
+		for _, object := range list {
+			c := fieldSetCase{Object: object}
+			tv, err := parser.FromUnstructured(object)
+			if err == nil {
+				var set *fieldpath.Set
+				set, err = tv.ToFieldSet()
+				if err == nil {
+					c.FieldsV1, err = set.ToJSON()
+				}
+			}
+			if err != nil {
+				c.Error = err.Error()
+			}
+			out[root] = append(out[root], c)
+		}
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
+		panic(err)
+	}
+}
