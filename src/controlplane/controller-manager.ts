@@ -24,6 +24,7 @@ import { endpointsController } from '../controllers/endpoint/endpoints-controlle
 import { endpointSliceController } from '../controllers/endpointslice/endpointslice-controller.js';
 import { endpointSliceMirroringController } from '../controllers/endpointslice-mirroring/endpointslice-mirroring-controller.js';
 import { garbageCollectorController } from '../controllers/garbage-collector/garbage-collector.js';
+import { jobController } from '../controllers/job/job-controller.js';
 import { namespaceController } from '../controllers/namespace/namespace-controller.js';
 import { nodeIpamController } from '../controllers/node-ipam/node-ipam-controller.js';
 import { nodeLifecycleController } from '../controllers/nodelifecycle/node-lifecycle-controller.js';
@@ -55,6 +56,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   taintEvictionController,
   podGcController,
   ttlAfterFinishedController,
+  jobController,
   namespaceController,
   serviceAccountController,
   rootCaPublisherController,

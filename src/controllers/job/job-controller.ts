@@ -1,0 +1,503 @@
+// The Job controller (pkg/controller/job/job_controller.go): runs a Job's pods to completion.
+// Pods carry the `batch.kubernetes.io/job-tracking` finalizer; a finished pod is first recorded
+// in status.uncountedTerminatedPods, then its finalizer is removed, then it moves into the
+// succeeded/failed counters — so a controller restart at any step neither loses nor double-counts
+// it. Indexed Jobs keep one pod per index; backoffLimit, backoffLimitPerIndex, the pod failure
+// policy and activeDeadlineSeconds fail a Job (FailureTarget, then Failed once its pods are gone),
+// completions and the success policy complete it (SuccessCriteriaMet, then Complete).
+
+import { isPodReady } from '../../api/pod-conditions.js';
+import type { Job, JobStatus } from '../../api/types/batch-v1.generated.js';
+import type { Pod } from '../../api/types/core-v1.generated.js';
+import { Controller, keyOf, objectOf, type SyncResult, splitKey } from '../../client/controller.js';
+import type { EventRecorder } from '../../client/events/index.js';
+import type { Lister } from '../../client/informers/index.js';
+import { JOBS, PODS } from '../../client/resources.js';
+import { isNotFound } from '../../client/rest/index.js';
+import type { ResourceClient } from '../../client/types.js';
+import type { ControllerContext, ControllerDescriptor, RunnableController } from '../context.js';
+import { ControllerExpectations } from '../controller-utils/expectations.js';
+import { controllerRefOf, newControllerRef } from '../controller-utils/owner-references.js';
+import { messageOf, podFromTemplate } from '../controller-utils/pod-control.js';
+import { completionIndexOf, formatIndexes, parseIndexes } from './indexes.js';
+import {
+  BACKOFF_LIMIT_EXCEEDED,
+  COMPLETIONS_REACHED,
+  DEADLINE_EXCEEDED,
+  FAILED_INDEXES,
+  isFinished,
+  MAX_FAILED_INDEXES_EXCEEDED,
+  recordedVerdict,
+  setCondition,
+  type Verdict,
+} from './job-conditions.js';
+import {
+  finishedAs,
+  hasTrackingFinalizer,
+  INDEX_FAILURE_COUNT_ANNOTATION,
+  isActive,
+  isTerminating,
+  JOB_TRACKING_FINALIZER,
+  podReplacementPolicy,
+  restartsOf,
+  templateForIndex,
+  withTrackingFinalizer,
+} from './job-pods.js';
+import { matchPodFailurePolicy } from './pod-failure-policy.js';
+import { matchSuccessPolicy } from './success-policy.js';
+
+const SERVICE_ACCOUNT = 'job-controller';
+const JOB_KIND = { apiVersion: 'batch/v1', kind: 'Job' };
+/** The value of spec.managedBy this controller serves (absent means it too). */
+const MANAGED_BY = 'kubernetes.io/job-controller';
+/** DefaultJobPodFailureBackOff and MaxJobPodFailureBackOff. */
+export const POD_FAILURE_BACKOFF_MS = 10_000;
+export const MAX_POD_FAILURE_BACKOFF_MS = 10 * 60_000;
+/** --concurrent-job-syncs. */
+const WORKERS = 5;
+
+export interface JobControllerOptions {
+  readonly now?: () => number;
+  readonly backoffBaseMs?: number;
+}
+
+/** Failures since the last success, and when the last one was seen (the in-memory backoff record). */
+interface BackoffRecord {
+  failures: number;
+  lastFailureMs: number;
+}
+
+/** The delay before a replacement pod after `failures` consecutive failures. */
+export function recreationDelayMs(failures: number, baseMs = POD_FAILURE_BACKOFF_MS): number {
+  if (failures <= 0) return 0;
+  return Math.min(baseMs * 2 ** (failures - 1), MAX_POD_FAILURE_BACKOFF_MS);
+}
+
+export class JobController implements RunnableController {
+  readonly controller: Controller;
+  private readonly jobs: Lister<Job>;
+  private readonly podLister: Lister<Pod>;
+  private readonly jobClient: ResourceClient<Job>;
+  private readonly podClient: ResourceClient<Pod>;
+  private readonly recorder: EventRecorder;
+  private readonly expectations: ControllerExpectations;
+  /** Pods whose finalizer this controller removed, until the informer shows it gone (finalizerExpectations). */
+  private readonly finalizerRemoved = new Set<string>();
+  private readonly backoff = new Map<string, BackoffRecord>();
+  private readonly now: () => number;
+  private readonly backoffBaseMs: number;
+
+  constructor(context: ControllerContext, options: JobControllerOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.backoffBaseMs = options.backoffBaseMs ?? POD_FAILURE_BACKOFF_MS;
+    this.expectations = new ControllerExpectations(this.now);
+    const client = context.clientFor(SERVICE_ACCOUNT);
+    this.jobClient = client.resource<Job>(JOBS);
+    this.podClient = client.resource<Pod>(PODS);
+    this.recorder = context.recorderFor(SERVICE_ACCOUNT, 'job-controller');
+    const jobs = context.informers.informerFor<Job>(JOBS);
+    const pods = context.informers.informerFor<Pod>(PODS);
+    this.jobs = jobs.lister;
+    this.podLister = pods.lister;
+    const podRegistration = pods.addEventHandler({
+      onAdd: (pod) => this.podChanged(pod, 'add'),
+      onUpdate: (_old, pod) => this.podChanged(pod, 'update'),
+      onDelete: (pod) => this.podChanged(objectOf(pod), 'delete'),
+    });
+    this.controller = new Controller({
+      name: 'job',
+      workers: WORKERS,
+      sync: (key) => this.sync(key),
+      waitFor: [podRegistration],
+    });
+    this.controller.watch(jobs);
+  }
+
+  run(signal: AbortSignal): Promise<void> {
+    return this.controller.run(signal);
+  }
+
+  private podChanged(pod: Pod, change: 'add' | 'update' | 'delete'): void {
+    const uid = pod.metadata?.uid ?? '';
+    if (change === 'delete' || !hasTrackingFinalizer(pod)) this.finalizerRemoved.delete(uid);
+    const reference = controllerRefOf(pod);
+    if (reference?.kind !== 'Job') return;
+    const job = this.jobs.get(pod.metadata?.namespace ?? '', reference.name);
+    if (job?.metadata?.uid !== reference.uid) return;
+    const key = keyOf(job);
+    if (change === 'add') this.expectations.creationObserved(key);
+    this.controller.enqueueKey(key);
+  }
+
+  async sync(key: string): Promise<SyncResult | undefined> {
+    const { namespace, name } = splitKey(key);
+    const job = this.jobs.get(namespace, name);
+    if (!job) {
+      this.expectations.delete(key);
+      this.backoff.delete(key);
+      return undefined;
+    }
+    const managedBy = job.spec?.managedBy;
+    if (managedBy !== undefined && managedBy !== MANAGED_BY) return undefined;
+    const uid = job.metadata?.uid;
+    const pods = this.podLister
+      .list(namespace)
+      .filter(
+        (pod) => controllerRefOf(pod)?.uid === uid && !this.finalizerRemoved.has(pod.metadata?.uid ?? ''),
+      );
+    if (job.metadata?.deletionTimestamp !== undefined || (isFinished(job) && !hasUncounted(job))) {
+      // Nothing more to count: let any pods still held go.
+      await this.removeFinalizers(pods.filter(hasTrackingFinalizer));
+      return undefined;
+    }
+    if (!this.expectations.satisfied(key)) return undefined;
+    return await this.syncJob(key, job, pods);
+  }
+
+  private async syncJob(key: string, job: Job, pods: Pod[]): Promise<SyncResult | undefined> {
+    const nowMs = this.now();
+    const now = new Date(nowMs).toISOString();
+    const spec = job.spec ?? { template: {} };
+    const indexed = spec.completionMode === 'Indexed';
+    const completions = spec.completions;
+    const status: JobStatus = structuredClone(job.status ?? {});
+    status.conditions ??= [];
+    const uncountedSucceeded = new Set(status.uncountedTerminatedPods?.succeeded ?? []);
+    const uncountedFailed = new Set(status.uncountedTerminatedPods?.failed ?? []);
+    const completed = parseIndexes(status.completedIndexes, completions ?? 0);
+    const failedIndexes = parseIndexes(status.failedIndexes, completions ?? 0);
+    const events: Array<[type: 'Normal' | 'Warning', reason: string, message: string]> = [];
+    let verdict = recordedVerdict(job);
+    let newFailures = 0;
+    let newSuccesses = 0;
+
+    // 1. Record newly finished pods as uncounted (and their indexes), judging failures by the policy.
+    const finishedPods: Pod[] = [];
+    for (const pod of pods) {
+      if (!hasTrackingFinalizer(pod)) continue;
+      const outcome = finishedAs(pod);
+      if (outcome === undefined) continue;
+      finishedPods.push(pod);
+      const podUid = pod.metadata?.uid ?? '';
+      if (uncountedSucceeded.has(podUid) || uncountedFailed.has(podUid)) continue;
+      const index = indexed ? completionIndexOf(pod, completions ?? 0) : undefined;
+      if (outcome === 'Succeeded') {
+        if (indexed && (index === undefined || completed.has(index))) continue;
+        if (index !== undefined) completed.add(index);
+        uncountedSucceeded.add(podUid);
+        newSuccesses++;
+        continue;
+      }
+      const match =
+        pod.status?.phase === 'Failed' ? matchPodFailurePolicy(spec.podFailurePolicy, pod) : undefined;
+      if (match?.action === 'Ignore') continue;
+      uncountedFailed.add(podUid);
+      newFailures++;
+      if (match?.action === 'FailJob' && !verdict) {
+        verdict = { type: 'FailureTarget', reason: 'PodFailurePolicy', message: match.message ?? '' };
+      }
+      if (index !== undefined && spec.backoffLimitPerIndex !== undefined && !completed.has(index)) {
+        const failures = Number(pod.metadata?.annotations?.[INDEX_FAILURE_COUNT_ANNOTATION] ?? '0') + 1;
+        if (match?.action === 'FailIndex' || failures > spec.backoffLimitPerIndex) failedIndexes.add(index);
+      }
+    }
+    if (newFailures > 0) {
+      const record = this.backoff.get(key) ?? { failures: 0, lastFailureMs: 0 };
+      record.failures += newFailures;
+      record.lastFailureMs = nowMs;
+      this.backoff.set(key, record);
+    } else if (newSuccesses > 0) {
+      this.backoff.delete(key);
+    }
+
+    const active = pods.filter(isActive);
+    const succeeded = (status.succeeded ?? 0) + uncountedSucceeded.size;
+    const failed = (status.failed ?? 0) + uncountedFailed.size;
+    const suspended = spec.suspend === true;
+
+    // 2. Suspension and resumption.
+    if (suspended && !verdict) {
+      if (setCondition(status.conditions, 'Suspended', 'True', 'JobSuspended', 'Job suspended', now)) {
+        events.push(['Normal', 'Suspended', 'Job suspended']);
+      }
+    } else if (!suspended && status.conditions.some((c) => c.type === 'Suspended' && c.status === 'True')) {
+      setCondition(status.conditions, 'Suspended', 'False', 'JobResumed', 'Job resumed', now);
+      events.push(['Normal', 'Resumed', 'Job resumed']);
+      // The deadline counts from the resumption.
+      status.startTime = now;
+    }
+    if (!suspended && status.startTime === undefined) status.startTime = now;
+
+    // 3. The verdict: failure first, then success.
+    let requeueAfterMs: number | undefined;
+    if (!verdict) {
+      const restarts =
+        spec.template.spec?.restartPolicy === 'OnFailure' ? active.reduce((s, p) => s + restartsOf(p), 0) : 0;
+      const deadline = spec.activeDeadlineSeconds;
+      const startedMs = status.startTime ? Date.parse(status.startTime) : Number.NaN;
+      if (spec.backoffLimitPerIndex === undefined && failed + restarts > (spec.backoffLimit ?? 6)) {
+        verdict = BACKOFF_LIMIT_EXCEEDED;
+      } else if (deadline !== undefined && !suspended && !Number.isNaN(startedMs)) {
+        const remaining = startedMs + deadline * 1000 - nowMs;
+        if (remaining <= 0) verdict = DEADLINE_EXCEEDED;
+        else requeueAfterMs = remaining;
+      }
+      if (!verdict && spec.maxFailedIndexes !== undefined && failedIndexes.size > spec.maxFailedIndexes) {
+        verdict = MAX_FAILED_INDEXES_EXCEEDED;
+      }
+      if (!verdict) verdict = this.successVerdict(job, completed, failedIndexes, succeeded, active.length);
+    }
+    if (verdict && !status.conditions.some((c) => c.type === verdict?.type && c.status === 'True')) {
+      setCondition(status.conditions, verdict.type, 'True', verdict.reason, verdict.message, now);
+    }
+
+    // 4. Pods: none once decided or suspended; else up to parallelism, after the backoff delay.
+    const deletions: Pod[] = [];
+    const creations: Array<{ index: number | undefined; failures: number }> = [];
+    if (verdict || suspended) {
+      deletions.push(...active);
+    } else {
+      const plan = this.planPods(job, active, pods, completed, failedIndexes, succeeded);
+      deletions.push(...plan.excess);
+      if (plan.wanted.length > 0) {
+        const record = this.backoff.get(key);
+        const wait = record
+          ? record.lastFailureMs + recreationDelayMs(record.failures, this.backoffBaseMs) - nowMs
+          : 0;
+        if (wait > 0) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
+        else creations.push(...plan.wanted);
+      }
+    }
+
+    // 5. Write the uncounted pods (and conditions) first, then release their finalizers.
+    status.completedIndexes = indexed ? formatIndexes(completed) : undefined;
+    if (spec.backoffLimitPerIndex !== undefined) status.failedIndexes = formatIndexes(failedIndexes);
+    status.uncountedTerminatedPods = { succeeded: [...uncountedSucceeded], failed: [...uncountedFailed] };
+    status.active = active.length;
+    status.ready = active.filter(isPodReady).length;
+    status.terminating = pods.filter(isTerminating).length;
+    status.succeeded ??= 0;
+    status.failed ??= 0;
+    let current = await this.writeStatus(job, status);
+    await this.removeFinalizers(finishedPods.filter((pod) => pod.metadata?.uid !== undefined));
+    const released = new Set(finishedPods.map((pod) => pod.metadata?.uid ?? ''));
+    // 6. Released pods move into the counters; pods long gone (uncounted but absent) too.
+    const present = new Set(pods.filter(hasTrackingFinalizer).map((pod) => pod.metadata?.uid ?? ''));
+    const movable = (uid: string): boolean => released.has(uid) || !present.has(uid);
+    const moveSucceeded = [...uncountedSucceeded].filter(movable);
+    const moveFailed = [...uncountedFailed].filter(movable);
+    const next: JobStatus = structuredClone(current.status ?? {});
+    next.succeeded = (next.succeeded ?? 0) + moveSucceeded.length;
+    next.failed = (next.failed ?? 0) + moveFailed.length;
+    next.uncountedTerminatedPods = {
+      succeeded: [...uncountedSucceeded].filter((uid) => !movable(uid)),
+      failed: [...uncountedFailed].filter((uid) => !movable(uid)),
+    };
+
+    // 7. Deletions and creations; then the final condition once every pod is done and counted.
+    await this.deletePods(job, deletions);
+    next.active = active.length - deletions.filter(isActive).length;
+    const terminatingLeft = pods.some(isTerminating) || deletions.length > 0;
+    const uncountedLeft =
+      next.uncountedTerminatedPods.succeeded?.length || next.uncountedTerminatedPods.failed?.length;
+    if (verdict && !terminatingLeft && !uncountedLeft && next.active === 0) {
+      next.conditions ??= [];
+      const final = verdict.type === 'FailureTarget' ? 'Failed' : 'Complete';
+      setCondition(next.conditions, final, 'True', verdict.reason, verdict.message, now);
+      if (final === 'Complete') {
+        next.completionTime = now;
+        events.push(['Normal', 'Completed', 'Job completed']);
+      } else {
+        events.push(['Warning', verdict.reason, verdict.message]);
+      }
+    }
+    current = await this.writeStatus(current, next);
+    for (const [type, reason, message] of events) this.recorder.event(current, type, reason, message);
+    if (creations.length > 0) await this.createPods(key, current, creations);
+    if (verdict && (terminatingLeft || uncountedLeft)) return { requeueAfterMs: 1000 };
+    return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
+  }
+
+  /** SuccessCriteriaMet when completions (or the success policy) are reached; FailedIndexes when all indexes are done. */
+  private successVerdict(
+    job: Job,
+    completed: ReadonlySet<number>,
+    failedIndexes: ReadonlySet<number>,
+    succeeded: number,
+    active: number,
+  ): Verdict | undefined {
+    const spec = job.spec;
+    const completions = spec?.completions;
+    if (spec?.completionMode === 'Indexed') {
+      const total = completions ?? 0;
+      const policy = matchSuccessPolicy(spec.successPolicy, total, completed);
+      if (policy) return { type: 'SuccessCriteriaMet', reason: 'SuccessPolicy', message: policy };
+      if (completed.size + failedIndexes.size >= total) {
+        return failedIndexes.size > 0 ? FAILED_INDEXES : COMPLETIONS_REACHED;
+      }
+      return undefined;
+    }
+    if (completions !== undefined) return succeeded >= completions ? COMPLETIONS_REACHED : undefined;
+    // A work queue: done once one pod succeeded and none is left running.
+    return succeeded > 0 && active === 0 ? COMPLETIONS_REACHED : undefined;
+  }
+
+  /** Pods to add (per index for Indexed Jobs) and active pods beyond what is wanted. */
+  private planPods(
+    job: Job,
+    active: Pod[],
+    pods: Pod[],
+    completed: ReadonlySet<number>,
+    failedIndexes: ReadonlySet<number>,
+    succeeded: number,
+  ): { wanted: Array<{ index: number | undefined; failures: number }>; excess: Pod[] } {
+    const spec = job.spec;
+    const parallelism = spec?.parallelism ?? 1;
+    // Terminating pods hold their slot until they finish when replacements wait for failure.
+    const busy = podReplacementPolicy(job) === 'Failed' ? pods.filter(isTerminating).length : 0;
+    if (spec?.completionMode === 'Indexed') {
+      const total = spec.completions ?? 0;
+      const byIndex = new Map<number, Pod[]>();
+      const excess: Pod[] = [];
+      for (const pod of active) {
+        const index = completionIndexOf(pod, total);
+        if (index === undefined || completed.has(index) || failedIndexes.has(index)) {
+          excess.push(pod);
+          continue;
+        }
+        const list = byIndex.get(index) ?? [];
+        list.push(pod);
+        byIndex.set(index, list);
+      }
+      // One pod per index: the oldest stays.
+      for (const list of byIndex.values()) {
+        list.sort((a, b) =>
+          (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? ''),
+        );
+        excess.push(...list.slice(1));
+      }
+      const terminatingIndexes = new Set(
+        pods.filter(isTerminating).map((pod) => completionIndexOf(pod, total)),
+      );
+      const room = parallelism - byIndex.size - busy;
+      const wanted: Array<{ index: number; failures: number }> = [];
+      for (let index = 0; index < total && wanted.length < room; index++) {
+        if (completed.has(index) || failedIndexes.has(index) || byIndex.has(index)) continue;
+        if (busy > 0 && terminatingIndexes.has(index)) continue;
+        wanted.push({ index, failures: this.indexFailures(pods, index, total) });
+      }
+      if (room < 0) excess.push(...[...byIndex.values()].flat().slice(room));
+      return { wanted, excess };
+    }
+    const completions = spec?.completions;
+    let want =
+      completions !== undefined
+        ? Math.min(parallelism, completions - succeeded)
+        : succeeded > 0
+          ? 0
+          : parallelism;
+    want = Math.max(0, want - busy);
+    if (active.length > want) {
+      const newestFirst = [...active].sort((a, b) =>
+        (b.metadata?.creationTimestamp ?? '').localeCompare(a.metadata?.creationTimestamp ?? ''),
+      );
+      return { wanted: [], excess: newestFirst.slice(0, active.length - want) };
+    }
+    return {
+      wanted: Array.from({ length: want - active.length }, () => ({ index: undefined, failures: 0 })),
+      excess: [],
+    };
+  }
+
+  /** Failures of an index so far: the most any of its failed pods carried, plus one. */
+  private indexFailures(pods: Pod[], index: number, total: number): number {
+    let failures = 0;
+    for (const pod of pods) {
+      if (completionIndexOf(pod, total) !== index || pod.status?.phase !== 'Failed') continue;
+      failures = Math.max(
+        failures,
+        Number(pod.metadata?.annotations?.[INDEX_FAILURE_COUNT_ANNOTATION] ?? '0') + 1,
+      );
+    }
+    return failures;
+  }
+
+  private async writeStatus(job: Job, status: JobStatus): Promise<Job> {
+    if (JSON.stringify(job.status ?? {}) === JSON.stringify(status)) return job;
+    return await this.jobClient.updateStatus({ ...job, status });
+  }
+
+  private async removeFinalizers(pods: Pod[]): Promise<void> {
+    const patch = { metadata: { '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER] } };
+    await Promise.all(
+      pods.map(async (pod) => {
+        try {
+          await this.podClient.patch(
+            pod.metadata?.namespace ?? '',
+            pod.metadata?.name ?? '',
+            'strategic',
+            patch,
+          );
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+        }
+        this.finalizerRemoved.add(pod.metadata?.uid ?? '');
+      }),
+    );
+  }
+
+  private async deletePods(job: Job, pods: Pod[]): Promise<void> {
+    await Promise.all(
+      pods.map(async (pod) => {
+        const name = pod.metadata?.name ?? '';
+        try {
+          await this.podClient.delete(pod.metadata?.namespace ?? '', name);
+        } catch (error) {
+          if (isNotFound(error)) return;
+          this.recorder.event(job, 'Warning', 'FailedDelete', `Error deleting: ${messageOf(error)}`);
+          throw error;
+        }
+        this.recorder.event(job, 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
+      }),
+    );
+  }
+
+  private async createPods(
+    key: string,
+    job: Job,
+    wanted: Array<{ index: number | undefined; failures: number }>,
+  ): Promise<void> {
+    const namespace = job.metadata?.namespace ?? '';
+    this.expectations.expectCreations(key, wanted.length);
+    const results = await Promise.allSettled(
+      wanted.map(async ({ index, failures }) => {
+        const template = withTrackingFinalizer(
+          index === undefined ? (job.spec?.template ?? {}) : templateForIndex(job, index, failures),
+        );
+        const pod = podFromTemplate(template, job, newControllerRef(job, JOB_KIND));
+        if (index !== undefined)
+          pod.metadata = { ...pod.metadata, generateName: `${job.metadata?.name}-${index}-` };
+        try {
+          const created = await this.podClient.create({ ...pod, metadata: { ...pod.metadata, namespace } });
+          this.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name}`);
+        } catch (error) {
+          this.expectations.creationObserved(key);
+          this.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${messageOf(error)}`);
+          throw error;
+        }
+      }),
+    );
+    const failure = results.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
+  }
+}
+
+function hasUncounted(job: Job): boolean {
+  const uncounted = job.status?.uncountedTerminatedPods;
+  return (uncounted?.succeeded?.length ?? 0) + (uncounted?.failed?.length ?? 0) > 0;
+}
+
+export const jobController: ControllerDescriptor = {
+  name: 'job-controller',
+  create: (context) => new JobController(context),
+};
