@@ -216,6 +216,8 @@ export class JobController implements RunnableController {
     const suspended = spec.suspend === true;
 
     // 2. Suspension and resumption.
+    // Pods deleted for a suspension are no reason to hold the resumed Job back.
+    if (suspended) this.backoff.delete(key);
     if (suspended && !verdict) {
       if (setCondition(status.conditions, 'Suspended', 'True', 'JobSuspended', 'Job suspended', now)) {
         events.push(['Normal', 'Suspended', 'Job suspended']);
