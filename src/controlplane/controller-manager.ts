@@ -15,6 +15,7 @@ import {
   type ControllerDescriptor,
   DEFAULT_CLUSTER_SETTINGS,
 } from '../controllers/context.js';
+import { cronJobController } from '../controllers/cronjob/cronjob-controller.js';
 import { csrApprovingController } from '../controllers/csrapproving/csr-approving-controller.js';
 import { csrCleanerController } from '../controllers/csrcleaner/csr-cleaner-controller.js';
 import { csrSigningController } from '../controllers/csrsigning/csr-signing-controller.js';
@@ -57,6 +58,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   podGcController,
   ttlAfterFinishedController,
   jobController,
+  cronJobController,
   namespaceController,
   serviceAccountController,
   rootCaPublisherController,
