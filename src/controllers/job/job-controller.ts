@@ -272,7 +272,7 @@ export class JobController implements RunnableController {
     }
 
     // 5. Write the uncounted pods (and conditions) first, then release their finalizers.
-    status.completedIndexes = indexed ? formatIndexes(completed) : undefined;
+    status.completedIndexes = indexed && completed.size > 0 ? formatIndexes(completed) : undefined;
     if (spec.backoffLimitPerIndex !== undefined) status.failedIndexes = formatIndexes(failedIndexes);
     status.uncountedTerminatedPods = { succeeded: [...uncountedSucceeded], failed: [...uncountedFailed] };
     status.active = active.length;

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, JobSpec } from '../../../../src/api/types/batch-v1.generated.js';
-import type { Pod } from '../../../../src/api/types/core-v1.generated.js';
-import { JOBS, PODS } from '../../../../src/client/resources.js';
+import type { Event, Pod } from '../../../../src/api/types/core-v1.generated.js';
+import { EVENTS, JOBS, PODS } from '../../../../src/client/resources.js';
 import type { Client } from '../../../../src/client/types.js';
 import { type RunningControlPlane, startControlPlane } from '../../../../src/controlplane/control-plane.js';
 import { eventually } from '../../../support/control-plane.js';
@@ -183,6 +183,75 @@ describe('Job controller', () => {
       message: 'Job resumed',
     });
     await jobs().delete(namespace, 'pause', { propagationPolicy: 'Background' });
+  }, 60_000);
+
+  it('records the events upstream does', async () => {
+    const events = await admin.resource<Event>(EVENTS).list(namespace);
+    const reasons = events.items.filter((e) => e.involvedObject.name === 'ok').map((e) => e.reason);
+    expect(reasons).toEqual(expect.arrayContaining(['SuccessfulCreate', 'Completed']));
+    const failed = events.items.find((e) => e.involvedObject.name === 'backoff' && e.type === 'Warning');
+    expect(failed).toMatchObject({
+      reason: 'BackoffLimitExceeded',
+      message: 'Job has reached the specified backoff limit',
+    });
+  });
+
+  it('fails an index on a FailIndex rule, and the Job once all indexes are done', async () => {
+    await createJob(
+      'per-index',
+      jobSpec(3, {
+        completions: 2,
+        parallelism: 2,
+        completionMode: 'Indexed',
+        backoffLimitPerIndex: 1,
+        podFailurePolicy: { rules: [{ action: 'FailIndex', onExitCodes: { operator: 'In', values: [3] } }] },
+      }),
+    );
+    const job = await condition('per-index', 'Failed');
+    expect(job.status).toMatchObject({ failedIndexes: '0-1', failed: 2 });
+    expect(job.status?.completedIndexes).toBeUndefined();
+    expect(job.status?.conditions?.find((c) => c.type === 'Failed')).toMatchObject({
+      reason: 'FailedIndexes',
+      message: 'Job has failed indexes',
+    });
+  }, 60_000);
+
+  it('fails a Job past maxFailedIndexes', async () => {
+    await createJob(
+      'max-failed',
+      jobSpec(1, {
+        completions: 3,
+        parallelism: 1,
+        completionMode: 'Indexed',
+        backoffLimitPerIndex: 0,
+        maxFailedIndexes: 0,
+      }),
+    );
+    const job = await condition('max-failed', 'Failed');
+    expect(job.status).toMatchObject({ failedIndexes: '0', failed: 1 });
+    expect(job.status?.conditions?.find((c) => c.type === 'Failed')).toMatchObject({
+      reason: 'MaxFailedIndexesExceeded',
+      message: 'Job has exceeded the specified maximum number of failed indexes',
+    });
+  }, 60_000);
+
+  it('completes an Indexed Job early by its success policy', async () => {
+    await createJob(
+      'leader',
+      jobSpec(0, {
+        completions: 3,
+        parallelism: 1,
+        completionMode: 'Indexed',
+        successPolicy: { rules: [{ succeededIndexes: '0' }] },
+      }),
+    );
+    const job = await condition('leader', 'Complete');
+    expect(job.status).toMatchObject({ succeeded: 1, completedIndexes: '0' });
+    expect(job.status?.conditions?.find((c) => c.type === 'SuccessCriteriaMet')).toMatchObject({
+      reason: 'SuccessPolicy',
+      message: 'Matched rules at index 0',
+    });
+    expect(job.status?.conditions?.find((c) => c.type === 'Complete')?.reason).toBe('SuccessPolicy');
   }, 60_000);
 
   it('counts every pod once across a control-plane restart mid-Job', async () => {
