@@ -144,6 +144,15 @@ export class CronJobController implements RunnableController {
     const spec = cronJob.spec;
     const status = cronJob.status as CronJobStatus;
     if (!spec) return { changed: false, requeue: undefined };
+    if (spec.timeZone !== undefined && !isKnownTimeZone(spec.timeZone)) {
+      this.recorder.event(
+        cronJob,
+        'Warning',
+        'UnknownTimeZone',
+        `invalid timeZone: "${spec.timeZone}": unknown time zone ${spec.timeZone}`,
+      );
+      return { changed: false, requeue: undefined };
+    }
     let schedule: Schedule;
     try {
       schedule = parseSchedule(spec.schedule, spec.timeZone);
@@ -274,6 +283,16 @@ export class CronJobController implements RunnableController {
       throw error;
     }
     this.recorder.event(cronJob, 'Normal', 'SuccessfulDelete', `Deleted job ${name}`);
+  }
+}
+
+/** Whether this runtime's time zone database knows the zone. */
+function isKnownTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -1,10 +1,12 @@
 // CronJob schedule arithmetic (pkg/controller/cronjob/utils.go): the most recent start time a
 // CronJob missed, how many it missed, and when it is next due — in its timeZone (UTC when unset),
-// through cron-parser (five fields, @yearly/@monthly/@weekly/@daily/@hourly).
+// through cron-parser (five fields, @yearly/@monthly/@weekly/@daily/@hourly), and `@every`.
 import { CronExpressionParser } from 'cron-parser';
 
 /** More missed start times than this is a problem upstream reports (and then starts the latest). */
 export const MAX_MISSED_START_TIMES = 100;
+/** How far a schedule without a grid (`@every`) is walked to its latest start before giving up. */
+const MAX_WALKED_START_TIMES = 1_000_000;
 
 export interface Schedule {
   /** The first start time strictly after `afterMs`. */
@@ -16,6 +18,8 @@ export interface Schedule {
 /** Parses a schedule; throws with the parser's message when it cannot. */
 export function parseSchedule(schedule: string, timeZone: string | undefined): Schedule {
   const tz = timeZone ?? 'UTC';
+  const every = /^@every\s+(\S+)$/.exec(schedule.trim());
+  if (every) return everySchedule(every[1] as string, schedule);
   // The standard syntax has exactly five fields; the parser would also take seconds or fill gaps.
   const fields = schedule.trim().split(/\s+/);
   if (!schedule.trim().startsWith('@') && fields.length !== 5) {
@@ -42,6 +46,37 @@ export function parseSchedule(schedule: string, timeZone: string | undefined): S
   };
 }
 
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/**
+ * `@every <Go duration>` (robfig/cron's ConstantDelaySchedule): a start every so long after the
+ * previous one, counted in whole seconds (shorter delays round up to a second). It has no fixed
+ * grid, so no `previous`.
+ */
+function everySchedule(text: string, schedule: string): Schedule {
+  const parts = [...text.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== text) {
+    throw new Error(`failed to parse duration ${schedule}: time: invalid duration "${text}"`);
+  }
+  const ms = parts.reduce(
+    (sum, part) => sum + Number(part[1]) * (DURATION_UNITS_MS[part[2] as string] ?? 0),
+    0,
+  );
+  const delayMs = Math.max(1000, Math.floor(ms / 1000) * 1000);
+  return {
+    next: (afterMs) => Math.floor(afterMs / 1000) * 1000 + delayMs,
+    previous: () => undefined,
+  };
+}
+
 export interface MissedStarts {
   /** The most recent start time not yet run, if any. */
   readonly mostRecent: number | undefined;
@@ -62,11 +97,18 @@ export function missedStarts(
   let from = earliestMs;
   if (startingDeadlineSeconds !== undefined) from = Math.max(from, nowMs - startingDeadlineSeconds * 1000);
   if (from > nowMs) return { mostRecent: undefined, tooMany: false };
-  const latest = schedule.previous(nowMs);
-  if (latest === undefined || latest <= from) return { mostRecent: undefined, tooMany: false };
+  let latest: number | undefined;
   let count = 0;
-  for (let t = schedule.next(from); t <= nowMs && count <= MAX_MISSED_START_TIMES; t = schedule.next(t))
+  for (let t = schedule.next(from); t <= nowMs; t = schedule.next(t)) {
+    latest = t;
     count++;
+    if (count > MAX_MISSED_START_TIMES) {
+      // Far behind: jump to the latest start (a schedule without a grid walks on, boundedly).
+      const previous = schedule.previous(nowMs);
+      if (previous !== undefined) return { mostRecent: previous, tooMany: true };
+      if (count > MAX_WALKED_START_TIMES) break;
+    }
+  }
   return { mostRecent: latest, tooMany: count > MAX_MISSED_START_TIMES };
 }
 

@@ -21,13 +21,34 @@ describe('schedules', () => {
     );
   });
 
+  it.each([
+    ['@every 1h', '2026-01-01T10:30:00.500Z', '2026-01-01T11:30:00Z'],
+    ['@every 90s', '2026-01-01T10:30:00Z', '2026-01-01T10:31:30Z'],
+    ['@every 1m30s', '2026-01-01T10:30:00Z', '2026-01-01T10:31:30Z'],
+    ['@every 100ms', '2026-01-01T10:30:00Z', '2026-01-01T10:30:01Z'],
+  ])('%s from %s: next %s', (text, now, next) => {
+    expect(new Date(parseSchedule(text, undefined).next(at(now))).toISOString()).toBe(
+      new Date(at(next)).toISOString(),
+    );
+  });
+
+  it('walks @every to its latest missed start', () => {
+    const missed = missedStarts(
+      parseSchedule('@every 1m', undefined),
+      at('2026-01-01T10:00:00Z'),
+      at('2026-01-01T10:05:30Z'),
+      undefined,
+    );
+    expect(missed).toEqual({ mostRecent: at('2026-01-01T10:05:00Z'), tooMany: false });
+  });
+
   it('counts a start time exactly now as due', () => {
     expect(parseSchedule('* * * * *', undefined).previous(at('2026-01-01T10:30:00Z'))).toBe(
       at('2026-01-01T10:30:00Z'),
     );
   });
 
-  it.each(['bogus', '* * *', '0 * * * * *', '61 * * * *'])('rejects %j', (text) => {
+  it.each(['bogus', '* * *', '0 * * * * *', '61 * * * *', '@every', '@every 5x'])('rejects %j', (text) => {
     expect(() => parseSchedule(text, undefined)).toThrow();
   });
 });
