@@ -134,7 +134,7 @@ export class JobController implements RunnableController {
     const job = this.jobs.get(namespace, name);
     if (!job) {
       this.expectations.delete(key);
-      this.backoff.delete(key);
+      this.forgetBackoff(key);
       return undefined;
     }
     const managedBy = job.spec?.managedBy;
@@ -168,8 +168,10 @@ export class JobController implements RunnableController {
     const failedIndexes = parseIndexes(status.failedIndexes, completions ?? 0);
     const events: Array<[type: 'Normal' | 'Warning', reason: string, message: string]> = [];
     let verdict = recordedVerdict(job);
-    let newFailures = 0;
-    let newSuccesses = 0;
+    // With backoffLimitPerIndex each index backs off on its own failures, else the whole Job.
+    const perIndex = indexed && spec.backoffLimitPerIndex !== undefined;
+    const recordKey = (index: number | undefined): string =>
+      perIndex && index !== undefined ? `${key}#${index}` : key;
 
     // 1. Record newly finished pods as uncounted (and their indexes), judging failures by the policy.
     const finishedPods: Pod[] = [];
@@ -185,14 +187,17 @@ export class JobController implements RunnableController {
         if (indexed && (index === undefined || completed.has(index))) continue;
         if (index !== undefined) completed.add(index);
         uncountedSucceeded.add(podUid);
-        newSuccesses++;
+        this.backoff.delete(recordKey(index));
         continue;
       }
       const match =
         pod.status?.phase === 'Failed' ? matchPodFailurePolicy(spec.podFailurePolicy, pod) : undefined;
       if (match?.action === 'Ignore') continue;
       uncountedFailed.add(podUid);
-      newFailures++;
+      const record = this.backoff.get(recordKey(index)) ?? { failures: 0, lastFailureMs: 0 };
+      record.failures++;
+      record.lastFailureMs = nowMs;
+      this.backoff.set(recordKey(index), record);
       if (match?.action === 'FailJob' && !verdict) {
         verdict = { type: 'FailureTarget', reason: 'PodFailurePolicy', message: match.message ?? '' };
       }
@@ -200,14 +205,6 @@ export class JobController implements RunnableController {
         const failures = Number(pod.metadata?.annotations?.[INDEX_FAILURE_COUNT_ANNOTATION] ?? '0') + 1;
         if (match?.action === 'FailIndex' || failures > spec.backoffLimitPerIndex) failedIndexes.add(index);
       }
-    }
-    if (newFailures > 0) {
-      const record = this.backoff.get(key) ?? { failures: 0, lastFailureMs: 0 };
-      record.failures += newFailures;
-      record.lastFailureMs = nowMs;
-      this.backoff.set(key, record);
-    } else if (newSuccesses > 0) {
-      this.backoff.delete(key);
     }
 
     const active = pods.filter(isActive);
@@ -217,7 +214,7 @@ export class JobController implements RunnableController {
 
     // 2. Suspension and resumption.
     // Pods deleted for a suspension are no reason to hold the resumed Job back.
-    if (suspended) this.backoff.delete(key);
+    if (suspended) this.forgetBackoff(key);
     if (suspended && !verdict) {
       if (setCondition(status.conditions, 'Suspended', 'True', 'JobSuspended', 'Job suspended', now)) {
         events.push(['Normal', 'Suspended', 'Job suspended']);
@@ -261,13 +258,13 @@ export class JobController implements RunnableController {
     } else {
       const plan = this.planPods(job, active, pods, completed, failedIndexes, succeeded);
       deletions.push(...plan.excess);
-      if (plan.wanted.length > 0) {
-        const record = this.backoff.get(key);
+      for (const wanted of plan.wanted) {
+        const record = this.backoff.get(recordKey(wanted.index));
         const wait = record
           ? record.lastFailureMs + recreationDelayMs(record.failures, this.backoffBaseMs) - nowMs
           : 0;
         if (wait > 0) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
-        else creations.push(...plan.wanted);
+        else creations.push(wanted);
       }
     }
 
@@ -424,6 +421,13 @@ export class JobController implements RunnableController {
     return failures;
   }
 
+  /** Drops the Job's backoff records (its own and its indexes'). */
+  private forgetBackoff(key: string): void {
+    for (const recordKey of this.backoff.keys()) {
+      if (recordKey === key || recordKey.startsWith(`${key}#`)) this.backoff.delete(recordKey);
+    }
+  }
+
   private async writeStatus(job: Job, status: JobStatus): Promise<Job> {
     if (JSON.stringify(job.status ?? {}) === JSON.stringify(status)) return job;
     return await this.jobClient.updateStatus({ ...job, status });
@@ -433,6 +437,9 @@ export class JobController implements RunnableController {
     const patch = { metadata: { '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER] } };
     await Promise.all(
       pods.map(async (pod) => {
+        const uid = pod.metadata?.uid ?? '';
+        // Before the patch: the informer may show the pod without the finalizer before it returns.
+        this.finalizerRemoved.add(uid);
         try {
           await this.podClient.patch(
             pod.metadata?.namespace ?? '',
@@ -441,9 +448,11 @@ export class JobController implements RunnableController {
             patch,
           );
         } catch (error) {
-          if (!isNotFound(error)) throw error;
+          if (!isNotFound(error)) {
+            this.finalizerRemoved.delete(uid);
+            throw error;
+          }
         }
-        this.finalizerRemoved.add(pod.metadata?.uid ?? '');
       }),
     );
   }

@@ -216,6 +216,24 @@ describe('Job controller', () => {
     });
   }, 60_000);
 
+  it('retries each index up to backoffLimitPerIndex, after the recreation delay', async () => {
+    const started = Date.now();
+    await createJob(
+      'retry-index',
+      jobSpec(1, { completions: 2, parallelism: 2, completionMode: 'Indexed', backoffLimitPerIndex: 1 }),
+    );
+    const job = await condition('retry-index', 'Failed', 40_000);
+    expect(job.status).toMatchObject({ failedIndexes: '0-1', failed: 4 });
+    // One failure per index before its retry: 10 s each, in parallel, not one after the other.
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(10_000);
+    expect(elapsed).toBeLessThan(20_000);
+    const counts = (await podsOf('retry-index')).map(
+      (pod) => pod.metadata?.annotations?.['batch.kubernetes.io/job-index-failure-count'],
+    );
+    expect(counts.sort()).toEqual(['0', '0', '1', '1']);
+  }, 60_000);
+
   it('fails a Job past maxFailedIndexes', async () => {
     await createJob(
       'max-failed',
