@@ -10,7 +10,7 @@ import type { EventRecorder } from '../../client/events/index.js';
 import type { Lister } from '../../client/informers/index.js';
 import { CRON_JOBS, JOBS } from '../../client/resources.js';
 import { isAlreadyExists, isNotFound } from '../../client/rest/index.js';
-import type { ResourceClient } from '../../client/types.js';
+import type { ApiObject, ResourceClient } from '../../client/types.js';
 import type { ControllerContext, ControllerDescriptor, RunnableController } from '../context.js';
 import { controllerRefOf, newControllerRef } from '../controller-utils/owner-references.js';
 import { messageOf } from '../controller-utils/pod-control.js';
@@ -33,7 +33,7 @@ export class CronJobController implements RunnableController {
   private readonly jobLister: Lister<Job>;
   private readonly cronJobClient: ResourceClient<CronJob>;
   private readonly jobClient: ResourceClient<Job>;
-  private readonly recorder: EventRecorder;
+  private readonly events: EventRecorder;
   private readonly now: () => number;
 
   constructor(context: ControllerContext, options: CronJobControllerOptions = {}) {
@@ -41,7 +41,7 @@ export class CronJobController implements RunnableController {
     const client = context.clientFor(SERVICE_ACCOUNT);
     this.cronJobClient = client.resource<CronJob>(CRON_JOBS);
     this.jobClient = client.resource<Job>(JOBS);
-    this.recorder = context.recorderFor(SERVICE_ACCOUNT, 'cronjob-controller');
+    this.events = context.recorderFor(SERVICE_ACCOUNT, 'cronjob-controller');
     const cronJobs = context.informers.informerFor<CronJob>(CRON_JOBS);
     const jobs = context.informers.informerFor<Job>(JOBS);
     this.cronJobs = cronJobs.lister;
@@ -52,6 +52,11 @@ export class CronJobController implements RunnableController {
       const reference = controllerRefOf(job);
       return reference?.kind === 'CronJob' ? `${job.metadata?.namespace}/${reference.name}` : undefined;
     });
+  }
+
+  /** An event about the object, named with its kind (cached objects need not carry it). */
+  private recordEvent(object: ApiObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.events.event({ ...object, ...CRONJOB_KIND }, type, reason, message);
   }
 
   run(signal: AbortSignal): Promise<void> {
@@ -92,7 +97,7 @@ export class CronJobController implements RunnableController {
       const listed = active.some((reference) => reference.uid === job.metadata?.uid);
       const finished = finishedCondition(job);
       if (!listed && finished === undefined) {
-        this.recorder.event(
+        this.recordEvent(
           cronJob,
           'Warning',
           'UnexpectedJob',
@@ -100,7 +105,7 @@ export class CronJobController implements RunnableController {
         );
       } else if (listed && finished !== undefined) {
         status.active = (status.active ?? []).filter((reference) => reference.uid !== job.metadata?.uid);
-        this.recorder.event(
+        this.recordEvent(
           cronJob,
           'Normal',
           'SawCompletedJob',
@@ -129,7 +134,7 @@ export class CronJobController implements RunnableController {
         gone = true;
       }
       if (gone) {
-        this.recorder.event(cronJob, 'Normal', 'MissingJob', `Active job went missing: ${reference.name}`);
+        this.recordEvent(cronJob, 'Normal', 'MissingJob', `Active job went missing: ${reference.name}`);
         status.active = (status.active ?? []).filter((r) => r.uid !== reference.uid);
       }
     }
@@ -145,7 +150,7 @@ export class CronJobController implements RunnableController {
     const status = cronJob.status as CronJobStatus;
     if (!spec) return { changed: false, requeue: undefined };
     if (spec.timeZone !== undefined && !isKnownTimeZone(spec.timeZone)) {
-      this.recorder.event(
+      this.recordEvent(
         cronJob,
         'Warning',
         'UnknownTimeZone',
@@ -157,7 +162,7 @@ export class CronJobController implements RunnableController {
     try {
       schedule = parseSchedule(spec.schedule, spec.timeZone);
     } catch (error) {
-      this.recorder.event(
+      this.recordEvent(
         cronJob,
         'Warning',
         'UnparseableSchedule',
@@ -178,7 +183,7 @@ export class CronJobController implements RunnableController {
       spec.startingDeadlineSeconds,
     );
     if (missed.tooMany) {
-      this.recorder.event(
+      this.recordEvent(
         cronJob,
         'Warning',
         'TooManyMissedTimes',
@@ -196,7 +201,7 @@ export class CronJobController implements RunnableController {
     }
     const policy = spec.concurrencyPolicy ?? 'Allow';
     if (policy === 'Forbid' && (status.active ?? []).length > 0) {
-      this.recorder.event(
+      this.recordEvent(
         cronJob,
         'Normal',
         'JobAlreadyActive',
@@ -214,10 +219,10 @@ export class CronJobController implements RunnableController {
     let created: Job;
     try {
       created = await this.jobClient.create(job);
-      this.recorder.event(cronJob, 'Normal', 'SuccessfulCreate', `Created job ${jobName}`);
+      this.recordEvent(cronJob, 'Normal', 'SuccessfulCreate', `Created job ${jobName}`);
     } catch (error) {
       if (!isAlreadyExists(error)) {
-        this.recorder.event(cronJob, 'Warning', 'FailedCreate', `Error creating job: ${messageOf(error)}`);
+        this.recordEvent(cronJob, 'Warning', 'FailedCreate', `Error creating job: ${messageOf(error)}`);
         throw error;
       }
       // Created before (a restart between creating it and writing the status): adopt the record.
@@ -279,10 +284,10 @@ export class CronJobController implements RunnableController {
       await this.jobClient.delete(namespace, name, { propagationPolicy: 'Background' });
     } catch (error) {
       if (isNotFound(error)) return;
-      this.recorder.event(cronJob, 'Warning', 'FailedDelete', `Deleted job: ${messageOf(error)}`);
+      this.recordEvent(cronJob, 'Warning', 'FailedDelete', `Deleted job: ${messageOf(error)}`);
       throw error;
     }
-    this.recorder.event(cronJob, 'Normal', 'SuccessfulDelete', `Deleted job ${name}`);
+    this.recordEvent(cronJob, 'Normal', 'SuccessfulDelete', `Deleted job ${name}`);
   }
 }
 

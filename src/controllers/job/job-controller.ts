@@ -14,7 +14,7 @@ import type { EventRecorder } from '../../client/events/index.js';
 import type { Lister } from '../../client/informers/index.js';
 import { JOBS, PODS } from '../../client/resources.js';
 import { isNotFound } from '../../client/rest/index.js';
-import type { ResourceClient } from '../../client/types.js';
+import type { ApiObject, ResourceClient } from '../../client/types.js';
 import type { ControllerContext, ControllerDescriptor, RunnableController } from '../context.js';
 import { ControllerExpectations } from '../controller-utils/expectations.js';
 import { controllerRefOf, newControllerRef } from '../controller-utils/owner-references.js';
@@ -79,7 +79,7 @@ export class JobController implements RunnableController {
   private readonly podLister: Lister<Pod>;
   private readonly jobClient: ResourceClient<Job>;
   private readonly podClient: ResourceClient<Pod>;
-  private readonly recorder: EventRecorder;
+  private readonly events: EventRecorder;
   private readonly expectations: ControllerExpectations;
   /** Pods whose finalizer this controller removed, until the informer shows it gone (finalizerExpectations). */
   private readonly finalizerRemoved = new Set<string>();
@@ -94,7 +94,7 @@ export class JobController implements RunnableController {
     const client = context.clientFor(SERVICE_ACCOUNT);
     this.jobClient = client.resource<Job>(JOBS);
     this.podClient = client.resource<Pod>(PODS);
-    this.recorder = context.recorderFor(SERVICE_ACCOUNT, 'job-controller');
+    this.events = context.recorderFor(SERVICE_ACCOUNT, 'job-controller');
     const jobs = context.informers.informerFor<Job>(JOBS);
     const pods = context.informers.informerFor<Pod>(PODS);
     this.jobs = jobs.lister;
@@ -111,6 +111,11 @@ export class JobController implements RunnableController {
       waitFor: [podRegistration],
     });
     this.controller.watch(jobs);
+  }
+
+  /** An event about the object, named with its kind (cached objects need not carry it). */
+  private recordEvent(object: ApiObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.events.event({ ...object, ...JOB_KIND }, type, reason, message);
   }
 
   run(signal: AbortSignal): Promise<void> {
@@ -311,7 +316,7 @@ export class JobController implements RunnableController {
       }
     }
     current = await this.writeStatus(current, next);
-    for (const [type, reason, message] of events) this.recorder.event(current, type, reason, message);
+    for (const [type, reason, message] of events) this.recordEvent(current, type, reason, message);
     if (creations.length > 0) await this.createPods(key, current, creations);
     if (verdict && (terminatingLeft || uncountedLeft)) return { requeueAfterMs: 1000 };
     return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
@@ -465,10 +470,10 @@ export class JobController implements RunnableController {
           await this.podClient.delete(pod.metadata?.namespace ?? '', name);
         } catch (error) {
           if (isNotFound(error)) return;
-          this.recorder.event(job, 'Warning', 'FailedDelete', `Error deleting: ${messageOf(error)}`);
+          this.recordEvent(job, 'Warning', 'FailedDelete', `Error deleting: ${messageOf(error)}`);
           throw error;
         }
-        this.recorder.event(job, 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
+        this.recordEvent(job, 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
       }),
     );
   }
@@ -490,10 +495,10 @@ export class JobController implements RunnableController {
           pod.metadata = { ...pod.metadata, generateName: `${job.metadata?.name}-${index}-` };
         try {
           const created = await this.podClient.create({ ...pod, metadata: { ...pod.metadata, namespace } });
-          this.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name}`);
+          this.recordEvent(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name}`);
         } catch (error) {
           this.expectations.creationObserved(key);
-          this.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${messageOf(error)}`);
+          this.recordEvent(job, 'Warning', 'FailedCreate', `Error creating: ${messageOf(error)}`);
           throw error;
         }
       }),

@@ -75,7 +75,7 @@ async function ownedJobs(name: string): Promise<Job[]> {
 async function eventReasons(name: string): Promise<string[]> {
   const events = await cp.admin.resource<Event>(EVENTS).list(namespace);
   return events.items
-    .filter((event) => event.involvedObject.name === name)
+    .filter((event) => event.involvedObject.name === name && event.involvedObject.kind === 'CronJob')
     .map((event) => event.reason ?? '');
 }
 

@@ -187,7 +187,9 @@ describe('Job controller', () => {
 
   it('records the events upstream does', async () => {
     const events = await admin.resource<Event>(EVENTS).list(namespace);
-    const reasons = events.items.filter((e) => e.involvedObject.name === 'ok').map((e) => e.reason);
+    const reasons = events.items
+      .filter((e) => e.involvedObject.name === 'ok' && e.involvedObject.kind === 'Job')
+      .map((e) => e.reason);
     expect(reasons).toEqual(expect.arrayContaining(['SuccessfulCreate', 'Completed']));
     const failed = events.items.find((e) => e.involvedObject.name === 'backoff' && e.type === 'Warning');
     expect(failed).toMatchObject({
