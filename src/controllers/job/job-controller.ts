@@ -7,6 +7,7 @@
 // completions and the success policy complete it (SuccessCriteriaMet, then Complete).
 
 import { isPodReady } from '../../api/pod-conditions.js';
+import { type LabelSelector, labelSelectorFromObject } from '../../api/selectors/index.js';
 import type { Job, JobStatus } from '../../api/types/batch-v1.generated.js';
 import type { Pod } from '../../api/types/core-v1.generated.js';
 import { Controller, keyOf, objectOf, type SyncResult, splitKey } from '../../client/controller.js';
@@ -16,6 +17,12 @@ import { JOBS, PODS } from '../../client/resources.js';
 import { isNotFound } from '../../client/rest/index.js';
 import type { ApiObject, ResourceClient } from '../../client/types.js';
 import type { ControllerContext, ControllerDescriptor, RunnableController } from '../context.js';
+import {
+  adoptionPatch,
+  claimObjects,
+  recheckDeletionTimestamp,
+  releasePatch,
+} from '../controller-utils/controller-ref-manager.js';
 import { ControllerExpectations } from '../controller-utils/expectations.js';
 import { controllerRefOf, newControllerRef } from '../controller-utils/owner-references.js';
 import { messageOf, podFromTemplate } from '../controller-utils/pod-control.js';
@@ -144,12 +151,17 @@ export class JobController implements RunnableController {
     }
     const managedBy = job.spec?.managedBy;
     if (managedBy !== undefined && managedBy !== MANAGED_BY) return undefined;
-    const uid = job.metadata?.uid;
-    const pods = this.podLister
+    let selector: LabelSelector;
+    try {
+      selector = labelSelectorFromObject(job.spec?.selector);
+    } catch {
+      // Validation refuses such a Job: nothing to do until it is fixed.
+      return undefined;
+    }
+    const candidates = this.podLister
       .list(namespace)
-      .filter(
-        (pod) => controllerRefOf(pod)?.uid === uid && !this.finalizerRemoved.has(pod.metadata?.uid ?? ''),
-      );
+      .filter((pod) => !this.finalizerRemoved.has(pod.metadata?.uid ?? ''));
+    const pods = await this.claimPods(job, selector, candidates);
     if (job.metadata?.deletionTimestamp !== undefined || (isFinished(job) && !hasUncounted(job))) {
       // Nothing more to count: let any pods still held go.
       await this.removeFinalizers(pods.filter(hasTrackingFinalizer));
@@ -424,6 +436,44 @@ export class JobController implements RunnableController {
       );
     }
     return failures;
+  }
+
+  /**
+   * The Job's pods after adopting matching orphans (with the tracking finalizer) and releasing
+   * its pods that stopped matching (without it), as upstream's PodControllerRefManager does.
+   */
+  private claimPods(job: Job, selector: LabelSelector, pods: readonly Pod[]): Promise<Pod[]> {
+    const namespace = job.metadata?.namespace ?? '';
+    const name = job.metadata?.name ?? '';
+    const canAdopt = recheckDeletionTimestamp(async () => {
+      const fresh = await this.jobClient.get(namespace, name);
+      if (fresh.metadata?.uid !== job.metadata?.uid) {
+        throw new Error(
+          `original Job ${namespace}/${name} is gone: got uid ${fresh.metadata?.uid}, wanted ${job.metadata?.uid}`,
+        );
+      }
+      return fresh;
+    });
+    const patchPod = async (pod: Pod, patch: unknown): Promise<void> => {
+      await this.podClient.patch(namespace, pod.metadata?.name ?? '', 'strategic', patch);
+    };
+    return claimObjects(pods, {
+      owner: job,
+      ownerKind: JOB_KIND,
+      objectKind: 'Pod',
+      selector,
+      canAdopt,
+      adopt: (pod) => {
+        const patch = adoptionPatch(job, JOB_KIND, pod.metadata?.uid ?? '') as { metadata: object };
+        return patchPod(pod, { metadata: { ...patch.metadata, finalizers: [JOB_TRACKING_FINALIZER] } });
+      },
+      release: (pod) => {
+        const patch = releasePatch(pod.metadata?.uid ?? '', job.metadata?.uid ?? '') as { metadata: object };
+        return patchPod(pod, {
+          metadata: { ...patch.metadata, '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER] },
+        });
+      },
+    });
   }
 
   /** Drops the Job's backoff records (its own and its indexes'). */

@@ -274,6 +274,40 @@ describe('Job controller', () => {
     expect(job.status?.conditions?.find((c) => c.type === 'Complete')?.reason).toBe('SuccessPolicy');
   }, 60_000);
 
+  it('adopts a finished orphan pod its selector matches, and counts it', async () => {
+    await admin.resource<Pod>(PODS).create({
+      metadata: {
+        name: 'stray',
+        namespace,
+        labels: { app: 'stray' },
+        annotations: { 'fake.tkube.dev/exit-code': '0' },
+      },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox' }] },
+    });
+    await eventually(async () =>
+      (await admin.resource<Pod>(PODS).get(namespace, 'stray')).status?.phase === 'Succeeded'
+        ? true
+        : undefined,
+    );
+    const spec = jobSpec(0, {
+      completions: 1,
+      parallelism: 0,
+      manualSelector: true,
+      selector: { matchLabels: { app: 'stray' } },
+    });
+    spec.template.metadata = { labels: { app: 'stray' } };
+    const job = await createJob('adopter', spec);
+    const done = await condition('adopter', 'Complete');
+    expect(done.status?.succeeded).toBe(1);
+    const adopted = await admin.resource<Pod>(PODS).get(namespace, 'stray');
+    expect(adopted.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: 'Job',
+      name: 'adopter',
+      uid: job.metadata?.uid,
+    });
+    expect(adopted.metadata?.finalizers ?? []).toEqual([]);
+  }, 60_000);
+
   it('counts every pod once across a control-plane restart mid-Job', async () => {
     await createJob('restart', jobSpec(0, { completions: 100, parallelism: 3 }));
     await eventually(async () => {
