@@ -129,6 +129,40 @@ describe('Jobs and CronJobs with kubectl', () => {
     expect(await ok(['describe', 'job', 'later'])).toContain('Job resumed');
   }, 90_000);
 
+  it('runs a CronJob at its next start time, naming the Job after that minute', async () => {
+    await ok(
+      ['apply', '-f', '-'],
+      `apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: tick
+spec:
+  schedule: "* * * * *"
+  successfulJobsHistoryLimit: 1
+  jobTemplate:
+    spec:
+      template:
+        metadata:
+          annotations:
+            fake.tkube.dev/exit-code: "0"
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: main
+            image: busybox
+`,
+    );
+    // The next minute starts a Job named after it, which completes; the CronJob records both.
+    await ok(['wait', '--for=jsonpath={.status.lastSuccessfulTime}', 'cronjob/tick', '--timeout=80s']);
+    const names = (await ok(['get', 'jobs', '-o', 'name']))
+      .split('\n')
+      .filter((n) => n.startsWith('job.batch/tick-'));
+    expect(names).toHaveLength(1);
+    const scheduled = Date.parse(await jsonpath('cronjob', 'tick', '{.status.lastScheduleTime}'));
+    expect(names[0]).toBe(`job.batch/tick-${scheduled / 60_000}`);
+    expect(await ok(['describe', 'cronjob', 'tick'])).toMatch(/Created job tick-\d+/);
+  }, 120_000);
+
   it('makes a Job from a CronJob with `kubectl create job --from`', async () => {
     await ok(['create', 'cronjob', 'nightly', '--image=busybox', '--schedule=0 3 * * *']);
     await ok(['create', 'job', 'by-hand', '--from=cronjob/nightly']);
