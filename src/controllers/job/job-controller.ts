@@ -60,6 +60,8 @@ const MANAGED_BY = 'kubernetes.io/job-controller';
 /** DefaultJobPodFailureBackOff and MaxJobPodFailureBackOff. */
 export const POD_FAILURE_BACKOFF_MS = 10_000;
 export const MAX_POD_FAILURE_BACKOFF_MS = 10 * 60_000;
+/** Queue keys of pods whose Job is gone carry this prefix (Job keys never contain a colon). */
+const ORPHAN_POD_KEY = 'orphan-pod:';
 /** --concurrent-job-syncs. */
 const WORKERS = 5;
 
@@ -133,15 +135,24 @@ export class JobController implements RunnableController {
     const uid = pod.metadata?.uid ?? '';
     if (change === 'delete' || !hasTrackingFinalizer(pod)) this.finalizerRemoved.delete(uid);
     const reference = controllerRefOf(pod);
-    if (reference?.kind !== 'Job') return;
-    const job = this.jobs.get(pod.metadata?.namespace ?? '', reference.name);
-    if (job?.metadata?.uid !== reference.uid) return;
+    const job =
+      reference?.kind === 'Job' ? this.jobs.get(pod.metadata?.namespace ?? '', reference.name) : undefined;
+    if (job === undefined || job.metadata?.uid !== reference?.uid) {
+      // Its Job is gone (deleted in the background): nothing will count it, so let it go.
+      if (change !== 'delete' && hasTrackingFinalizer(pod))
+        this.controller.enqueueKey(`${ORPHAN_POD_KEY}${keyOf(pod)}`);
+      return;
+    }
     const key = keyOf(job);
     if (change === 'add') this.expectations.creationObserved(key);
     this.controller.enqueueKey(key);
   }
 
   async sync(key: string): Promise<SyncResult | undefined> {
+    if (key.startsWith(ORPHAN_POD_KEY)) {
+      await this.releaseOrphanPod(key.slice(ORPHAN_POD_KEY.length));
+      return undefined;
+    }
     const { namespace, name } = splitKey(key);
     const job = this.jobs.get(namespace, name);
     if (!job) {
@@ -474,6 +485,27 @@ export class JobController implements RunnableController {
         });
       },
     });
+  }
+
+  /** Removes the tracking finalizer of a pod whose Job no longer exists (handleOrphanPod). */
+  private async releaseOrphanPod(podKey: string): Promise<void> {
+    const { namespace, name } = splitKey(podKey);
+    const pod = this.podLister.get(namespace, name);
+    if (!pod || !hasTrackingFinalizer(pod)) return;
+    const reference = controllerRefOf(pod);
+    if (reference?.kind === 'Job') {
+      // The cache may lag behind a new Job: ask the server before letting its pod go.
+      try {
+        const job = await this.jobClient.get(namespace, reference.name);
+        if (job.metadata?.uid === reference.uid) {
+          this.controller.enqueueKey(keyOf(job));
+          return;
+        }
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }
+    await this.removeFinalizers([pod]);
   }
 
   /** Drops the Job's backoff records (its own and its indexes'). */

@@ -308,6 +308,17 @@ describe('Job controller', () => {
     expect(adopted.metadata?.finalizers ?? []).toEqual([]);
   }, 60_000);
 
+  it('lets the pods of a Job deleted in the background go', async () => {
+    const spec = jobSpec(0, { parallelism: 2, completions: 2 });
+    delete spec.template.metadata;
+    await createJob('dropped', spec);
+    await eventually(async () =>
+      (await jobs().get(namespace, 'dropped')).status?.active === 2 ? true : undefined,
+    );
+    await jobs().delete(namespace, 'dropped', { propagationPolicy: 'Background' });
+    await eventually(async () => ((await podsOf('dropped')).length === 0 ? true : undefined), 30_000);
+  }, 60_000);
+
   it('counts every pod once across a control-plane restart mid-Job', async () => {
     await createJob('restart', jobSpec(0, { completions: 100, parallelism: 3 }));
     await eventually(async () => {
