@@ -193,10 +193,18 @@ export class CronJobController implements RunnableController {
     const scheduled = missed.mostRecent;
     if (scheduled === undefined) return { changed: false, requeue: requeueNext() };
     const jobName = jobNameFor(cronJob.metadata?.name ?? '', scheduled);
-    if (
-      (status.active ?? []).some((reference) => reference.name === jobName) ||
-      jobs.some((job) => job.metadata?.name === jobName)
-    ) {
+    const existing = jobs.find((job) => job.metadata?.name === jobName);
+    const lastScheduled = Date.parse(status.lastScheduleTime ?? '');
+    if (existing && (Number.isNaN(lastScheduled) || lastScheduled < scheduled)) {
+      // Created before the status said so (a restart in between): record it now, not again.
+      const listed = (status.active ?? []).some((reference) => reference.uid === existing.metadata?.uid);
+      if (!listed && finishedCondition(existing) === undefined) {
+        status.active = [...(status.active ?? []), jobReference(existing)];
+      }
+      status.lastScheduleTime = rfc3339(scheduled);
+      return { changed: true, requeue: requeueNext() };
+    }
+    if (existing || (status.active ?? []).some((reference) => reference.name === jobName)) {
       return { changed: false, requeue: requeueNext() };
     }
     const policy = spec.concurrencyPolicy ?? 'Allow';
@@ -230,16 +238,8 @@ export class CronJobController implements RunnableController {
       if (controllerRefOf(created)?.uid !== cronJob.metadata?.uid)
         return { changed: true, requeue: requeueNext() };
     }
-    const reference: ObjectReference = {
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      namespace: created.metadata?.namespace,
-      name: created.metadata?.name,
-      uid: created.metadata?.uid,
-      resourceVersion: created.metadata?.resourceVersion,
-    };
-    status.active = [...(status.active ?? []), reference];
-    status.lastScheduleTime = new Date(scheduled).toISOString().replace(/\.\d+Z$/, 'Z');
+    status.active = [...(status.active ?? []), jobReference(created)];
+    status.lastScheduleTime = rfc3339(scheduled);
     return { changed: true, requeue: requeueNext() };
   }
 
@@ -289,6 +289,21 @@ export class CronJobController implements RunnableController {
     }
     this.recordEvent(cronJob, 'Normal', 'SuccessfulDelete', `Deleted job ${name}`);
   }
+}
+
+function jobReference(job: Job): ObjectReference {
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    namespace: job.metadata?.namespace,
+    name: job.metadata?.name,
+    uid: job.metadata?.uid,
+    resourceVersion: job.metadata?.resourceVersion,
+  };
+}
+
+function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 /** Whether this runtime's time zone database knows the zone. */

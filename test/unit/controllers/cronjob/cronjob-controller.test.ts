@@ -136,6 +136,31 @@ describe('CronJob controller', () => {
     await eventually(async () => (await ownedJobs('late'))[0], 20_000);
   }, 60_000);
 
+  it('records a Job it created before a restart instead of creating it again', async () => {
+    const cronJob = await createCronJob('crashed', { suspend: true });
+    const due = minute(Date.now());
+    // What a controller that died between creating the Job and writing the status leaves behind.
+    const owner = {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      name: 'crashed',
+      uid: cronJob.metadata?.uid ?? '',
+      controller: true,
+    };
+    const job = await jobs().create({
+      metadata: { name: `crashed-${due / 60_000}`, namespace, ownerReferences: [owner] },
+      spec: structuredClone(cronJob.spec?.jobTemplate.spec ?? { template: {} }),
+    });
+    await cronJobs().patch(namespace, 'crashed', 'merge', { spec: { suspend: false } });
+    await missSince('crashed', 3);
+    const recorded = await eventually(async () => {
+      const current = await cronJobs().get(namespace, 'crashed');
+      return current.status?.lastScheduleTime === iso(due) ? current : undefined;
+    }, 20_000);
+    expect(recorded.status?.active?.map((reference) => reference.uid)).toEqual([job.metadata?.uid]);
+    expect(await ownedJobs('crashed')).toHaveLength(1);
+  }, 60_000);
+
   it('starts nothing while suspended', async () => {
     await createCronJob('paused', { suspend: true }, 0);
     await missSince('paused', 3);
