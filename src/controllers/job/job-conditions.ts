@@ -2,6 +2,7 @@
 // the interim SuccessCriteriaMet / FailureTarget conditions and the final Complete / Failed ones,
 // and setting a condition the way upstream does (a transition time only when the status changes).
 import type { Job, JobCondition } from '../../api/types/batch-v1.generated.js';
+import { matchSuccessPolicy } from './success-policy.js';
 
 export interface Verdict {
   readonly type: 'SuccessCriteriaMet' | 'FailureTarget';
@@ -80,4 +81,28 @@ export function setCondition(
   }
   conditions.push({ type, status, reason, message, lastProbeTime: now, lastTransitionTime: now });
   return true;
+}
+
+/** SuccessCriteriaMet when completions (or the success policy) are reached; FailedIndexes when all indexes are done. */
+export function successVerdict(
+  job: Job,
+  completed: ReadonlySet<number>,
+  failedIndexes: ReadonlySet<number>,
+  succeeded: number,
+  active: number,
+): Verdict | undefined {
+  const spec = job.spec;
+  const completions = spec?.completions;
+  if (spec?.completionMode === 'Indexed') {
+    const total = completions ?? 0;
+    const policy = matchSuccessPolicy(spec.successPolicy, total, completed);
+    if (policy) return { type: 'SuccessCriteriaMet', reason: 'SuccessPolicy', message: policy };
+    if (completed.size + failedIndexes.size >= total) {
+      return failedIndexes.size > 0 ? FAILED_INDEXES : COMPLETIONS_REACHED;
+    }
+    return undefined;
+  }
+  if (completions !== undefined) return succeeded >= completions ? COMPLETIONS_REACHED : undefined;
+  // A work queue: done once one pod succeeded and none is left running.
+  return succeeded > 0 && active === 0 ? COMPLETIONS_REACHED : undefined;
 }

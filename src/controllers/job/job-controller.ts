@@ -29,14 +29,12 @@ import { messageOf, podFromTemplate } from '../controller-utils/pod-control.js';
 import { completionIndexOf, formatIndexes, parseIndexes } from './indexes.js';
 import {
   BACKOFF_LIMIT_EXCEEDED,
-  COMPLETIONS_REACHED,
   DEADLINE_EXCEEDED,
-  FAILED_INDEXES,
   isFinished,
   MAX_FAILED_INDEXES_EXCEEDED,
   recordedVerdict,
   setCondition,
-  type Verdict,
+  successVerdict,
 } from './job-conditions.js';
 import {
   finishedAs,
@@ -45,13 +43,12 @@ import {
   isActive,
   isTerminating,
   JOB_TRACKING_FINALIZER,
-  podReplacementPolicy,
   restartsOf,
   templateForIndex,
   withTrackingFinalizer,
 } from './job-pods.js';
 import { matchPodFailurePolicy } from './pod-failure-policy.js';
-import { matchSuccessPolicy } from './success-policy.js';
+import { planPods } from './pod-plan.js';
 
 const SERVICE_ACCOUNT = 'job-controller';
 const JOB_KIND = { apiVersion: 'batch/v1', kind: 'Job' };
@@ -272,7 +269,7 @@ export class JobController implements RunnableController {
       if (!verdict && spec.maxFailedIndexes !== undefined && failedIndexes.size > spec.maxFailedIndexes) {
         verdict = MAX_FAILED_INDEXES_EXCEEDED;
       }
-      if (!verdict) verdict = this.successVerdict(job, completed, failedIndexes, succeeded, active.length);
+      if (!verdict) verdict = successVerdict(job, completed, failedIndexes, succeeded, active.length);
     }
     if (verdict && !status.conditions.some((c) => c.type === verdict?.type && c.status === 'True')) {
       setCondition(status.conditions, verdict.type, 'True', verdict.reason, verdict.message, now);
@@ -284,7 +281,7 @@ export class JobController implements RunnableController {
     if (verdict || suspended) {
       deletions.push(...active);
     } else {
-      const plan = this.planPods(job, active, pods, completed, failedIndexes, succeeded);
+      const plan = planPods(job, active, pods, completed, failedIndexes, succeeded);
       deletions.push(...plan.excess);
       for (const wanted of plan.wanted) {
         const record = this.backoff.get(recordKey(wanted.index));
@@ -343,110 +340,6 @@ export class JobController implements RunnableController {
     if (creations.length > 0) await this.createPods(key, current, creations);
     if (verdict && (terminatingLeft || uncountedLeft)) return { requeueAfterMs: 1000 };
     return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
-  }
-
-  /** SuccessCriteriaMet when completions (or the success policy) are reached; FailedIndexes when all indexes are done. */
-  private successVerdict(
-    job: Job,
-    completed: ReadonlySet<number>,
-    failedIndexes: ReadonlySet<number>,
-    succeeded: number,
-    active: number,
-  ): Verdict | undefined {
-    const spec = job.spec;
-    const completions = spec?.completions;
-    if (spec?.completionMode === 'Indexed') {
-      const total = completions ?? 0;
-      const policy = matchSuccessPolicy(spec.successPolicy, total, completed);
-      if (policy) return { type: 'SuccessCriteriaMet', reason: 'SuccessPolicy', message: policy };
-      if (completed.size + failedIndexes.size >= total) {
-        return failedIndexes.size > 0 ? FAILED_INDEXES : COMPLETIONS_REACHED;
-      }
-      return undefined;
-    }
-    if (completions !== undefined) return succeeded >= completions ? COMPLETIONS_REACHED : undefined;
-    // A work queue: done once one pod succeeded and none is left running.
-    return succeeded > 0 && active === 0 ? COMPLETIONS_REACHED : undefined;
-  }
-
-  /** Pods to add (per index for Indexed Jobs) and active pods beyond what is wanted. */
-  private planPods(
-    job: Job,
-    active: Pod[],
-    pods: Pod[],
-    completed: ReadonlySet<number>,
-    failedIndexes: ReadonlySet<number>,
-    succeeded: number,
-  ): { wanted: Array<{ index: number | undefined; failures: number }>; excess: Pod[] } {
-    const spec = job.spec;
-    const parallelism = spec?.parallelism ?? 1;
-    // Terminating pods hold their slot until they finish when replacements wait for failure.
-    const busy = podReplacementPolicy(job) === 'Failed' ? pods.filter(isTerminating).length : 0;
-    if (spec?.completionMode === 'Indexed') {
-      const total = spec.completions ?? 0;
-      const byIndex = new Map<number, Pod[]>();
-      const excess: Pod[] = [];
-      for (const pod of active) {
-        const index = completionIndexOf(pod, total);
-        if (index === undefined || completed.has(index) || failedIndexes.has(index)) {
-          excess.push(pod);
-          continue;
-        }
-        const list = byIndex.get(index) ?? [];
-        list.push(pod);
-        byIndex.set(index, list);
-      }
-      // One pod per index: the oldest stays.
-      for (const list of byIndex.values()) {
-        list.sort((a, b) =>
-          (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? ''),
-        );
-        excess.push(...list.slice(1));
-      }
-      const terminatingIndexes = new Set(
-        pods.filter(isTerminating).map((pod) => completionIndexOf(pod, total)),
-      );
-      const room = parallelism - byIndex.size - busy;
-      const wanted: Array<{ index: number; failures: number }> = [];
-      for (let index = 0; index < total && wanted.length < room; index++) {
-        if (completed.has(index) || failedIndexes.has(index) || byIndex.has(index)) continue;
-        if (busy > 0 && terminatingIndexes.has(index)) continue;
-        wanted.push({ index, failures: this.indexFailures(pods, index, total) });
-      }
-      if (room < 0) excess.push(...[...byIndex.values()].flat().slice(room));
-      return { wanted, excess };
-    }
-    const completions = spec?.completions;
-    let want =
-      completions !== undefined
-        ? Math.min(parallelism, completions - succeeded)
-        : succeeded > 0
-          ? 0
-          : parallelism;
-    want = Math.max(0, want - busy);
-    if (active.length > want) {
-      const newestFirst = [...active].sort((a, b) =>
-        (b.metadata?.creationTimestamp ?? '').localeCompare(a.metadata?.creationTimestamp ?? ''),
-      );
-      return { wanted: [], excess: newestFirst.slice(0, active.length - want) };
-    }
-    return {
-      wanted: Array.from({ length: want - active.length }, () => ({ index: undefined, failures: 0 })),
-      excess: [],
-    };
-  }
-
-  /** Failures of an index so far: the most any of its failed pods carried, plus one. */
-  private indexFailures(pods: Pod[], index: number, total: number): number {
-    let failures = 0;
-    for (const pod of pods) {
-      if (completionIndexOf(pod, total) !== index || pod.status?.phase !== 'Failed') continue;
-      failures = Math.max(
-        failures,
-        Number(pod.metadata?.annotations?.[INDEX_FAILURE_COUNT_ANNOTATION] ?? '0') + 1,
-      );
-    }
-    return failures;
   }
 
   /**
