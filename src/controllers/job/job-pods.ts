@@ -28,8 +28,8 @@ export function isTerminating(pod: Pod): boolean {
 
 /**
  * The pod's outcome for counting: Succeeded, Failed (a failed pod, or one deleted before it
- * finished — unless podReplacementPolicy is Failed, which waits for the Failed phase), or
- * undefined while it still runs.
+ * finished — counted at once whatever the podReplacementPolicy, since tkube's kubelets remove a
+ * deleted pod without reporting a Failed phase), or undefined while it still runs.
  */
 export function finishedAs(pod: Pod): 'Succeeded' | 'Failed' | undefined {
   const phase = pod.status?.phase;
