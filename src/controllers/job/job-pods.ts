@@ -28,7 +28,7 @@ export function isTerminating(pod: Pod): boolean {
 
 /**
  * The pod's outcome for counting: Succeeded, Failed (a failed pod, or one deleted before it
- * finished — counted at once whatever the podReplacementPolicy, since tkube's kubelets remove a
+ * finished — counted at once whatever the podReplacementPolicy, since tkube's fake kubelet removes a
  * deleted pod without reporting a Failed phase), or undefined while it still runs.
  */
 export function finishedAs(pod: Pod): 'Succeeded' | 'Failed' | undefined {
