@@ -2,7 +2,9 @@
 // as a child process with 100 simulated nodes (`--fake-nodes 100`) and drives it over HTTPS:
 // (a) a Deployment of 1,000 replicas until every pod is Running, with the control plane's CPU
 // time over that span (from /proc/<pid>/stat); (b) a namespace holding 5,000 mixed objects
-// deleted until GET namespace answers 404. Prints a table, then one JSON line.
+// deleted until GET namespace answers 404; (c) a Job of 1,000 completions with parallelism 100
+// whose pods exit 0 at once, until it is Complete (completions/s, CPU). Prints a table, then one
+// JSON line.
 // BENCH_CPU_PROF=DIR writes the control plane's V8 CPU profile into DIR when it exits.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { sleep } from '../../src/client/informers/index.js';
 import {
   CONFIG_MAPS,
   DEPLOYMENTS,
+  JOBS,
   NAMESPACES,
   PODS,
   ROLE_BINDINGS,
@@ -248,6 +251,39 @@ async function namespaceDeletion(client: Client, pid: number) {
   return { objects, createMs, deleteMs: performance.now() - started, cpu: cpuSeconds(pid) - cpuBefore };
 }
 
+const JOB_COMPLETIONS = 1000;
+const JOB_PARALLELISM = 100;
+
+async function jobToComplete(client: Client, pid: number) {
+  const namespace = 'bench-job';
+  await createNamespace(client, namespace);
+  const cpuBefore = cpuSeconds(pid);
+  const started = performance.now();
+  await client.resource(JOBS).create({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'work', namespace },
+    spec: {
+      completions: JOB_COMPLETIONS,
+      parallelism: JOB_PARALLELISM,
+      template: {
+        // The fake kubelet ends the pod with this exit code once it runs.
+        metadata: { annotations: { 'fake.tkube.dev/exit-code': '0' } },
+        spec: { ...podSpec(), restartPolicy: 'Never' },
+      },
+    },
+  } as ApiObject);
+  await until('the Job to complete', async () => {
+    const job = (await client.resource(JOBS).get(namespace, 'work')) as {
+      status?: { conditions?: { type: string; status: string }[] };
+    };
+    return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')
+      ? true
+      : undefined;
+  });
+  return { completeMs: performance.now() - started, cpu: cpuSeconds(pid) - cpuBefore };
+}
+
 let child: ChildProcess | undefined;
 try {
   const pki = await ensureClusterPki(join(dir, 'pki'));
@@ -263,6 +299,7 @@ try {
   const pid = child.pid!;
   const deployment = await deploymentToRunning(client, pid);
   const namespace = await namespaceDeletion(client, pid);
+  const job = await jobToComplete(client, pid);
   await client.close();
 
   const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -283,6 +320,12 @@ try {
     ],
     ['namespace deleted (GET → 404)', seconds(namespace.deleteMs), 'cm, secret, sa, svc, pod, role, binding'],
     ['  control plane CPU over that span', `${namespace.cpu.toFixed(2)} s`, 'user + system'],
+    [
+      `Job of ${JOB_COMPLETIONS} completions, parallelism ${JOB_PARALLELISM}: Complete`,
+      seconds(job.completeMs),
+      `${(JOB_COMPLETIONS / (job.completeMs / 1000)).toFixed(1)} completions/s`,
+    ],
+    ['  control plane CPU over that span', `${job.cpu.toFixed(2)} s`, 'user + system'],
   ]);
   console.log(
     JSON.stringify({
@@ -294,6 +337,9 @@ try {
       namespaceObjects: namespace.objects,
       namespaceDeleteMs: Math.round(namespace.deleteMs),
       namespaceDeleteCpuSeconds: Number(namespace.cpu.toFixed(2)),
+      jobCompleteMs: Math.round(job.completeMs),
+      jobCompletionsPerSecond: Number((JOB_COMPLETIONS / (job.completeMs / 1000)).toFixed(1)),
+      jobCpuSeconds: Number(job.cpu.toFixed(2)),
     }),
   );
 } finally {

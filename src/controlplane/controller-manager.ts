@@ -15,6 +15,7 @@ import {
   type ControllerDescriptor,
   DEFAULT_CLUSTER_SETTINGS,
 } from '../controllers/context.js';
+import { cronJobController } from '../controllers/cronjob/cronjob-controller.js';
 import { csrApprovingController } from '../controllers/csrapproving/csr-approving-controller.js';
 import { csrCleanerController } from '../controllers/csrcleaner/csr-cleaner-controller.js';
 import { csrSigningController } from '../controllers/csrsigning/csr-signing-controller.js';
@@ -25,6 +26,7 @@ import { endpointsController } from '../controllers/endpoint/endpoints-controlle
 import { endpointSliceController } from '../controllers/endpointslice/endpointslice-controller.js';
 import { endpointSliceMirroringController } from '../controllers/endpointslice-mirroring/endpointslice-mirroring-controller.js';
 import { garbageCollectorController } from '../controllers/garbage-collector/garbage-collector.js';
+import { jobController } from '../controllers/job/job-controller.js';
 import { namespaceController } from '../controllers/namespace/namespace-controller.js';
 import { nodeIpamController } from '../controllers/node-ipam/node-ipam-controller.js';
 import { nodeLifecycleController } from '../controllers/nodelifecycle/node-lifecycle-controller.js';
@@ -58,6 +60,8 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   taintEvictionController,
   podGcController,
   ttlAfterFinishedController,
+  jobController,
+  cronJobController,
   namespaceController,
   serviceAccountController,
   rootCaPublisherController,
