@@ -454,6 +454,8 @@ export class ResourceStore {
         metaOf(next).resourceVersion = String(result.current.modRevision);
         return next;
       } catch (error) {
+        // Deleted while admission ran: upstream's GuaranteedUpdate finds no object and answers 404.
+        if (error instanceof KeyNotFoundError) throw notFound(this.groupResource, name);
         if (!(error instanceof ConflictError)) throw error;
         if (pinned || attempt >= MAX_CONFLICT_RETRIES) {
           throw conflict(this.groupResource, name, OPTIMISTIC_LOCK_MESSAGE);
@@ -647,6 +649,7 @@ export class ResourceStore {
         return { object: next, deleted: false };
       } catch (error) {
         if (error instanceof ConflictError && attempt < MAX_CONFLICT_RETRIES) continue;
+        if (error instanceof KeyNotFoundError) throw notFound(this.groupResource, name);
         throw error;
       }
     }
