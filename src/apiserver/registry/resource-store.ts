@@ -417,6 +417,8 @@ export class ResourceStore {
         metaOf(next).resourceVersion = String(result.current.modRevision);
         return next;
       } catch (error) {
+        // Deleted since it was read: NotFound, as etcd3's GuaranteedUpdate finds on its re-read.
+        if (error instanceof KeyNotFoundError) throw notFound(this.groupResource, name);
         if (!(error instanceof ConflictError)) throw error;
         if (pinned || attempt >= MAX_CONFLICT_RETRIES) {
           throw conflict(this.groupResource, name, OPTIMISTIC_LOCK_MESSAGE);
@@ -609,6 +611,7 @@ export class ResourceStore {
         return { object: next, deleted: false };
       } catch (error) {
         if (error instanceof ConflictError && attempt < MAX_CONFLICT_RETRIES) continue;
+        if (error instanceof KeyNotFoundError) throw notFound(this.groupResource, name);
         throw error;
       }
     }
