@@ -454,7 +454,7 @@ export class ResourceStore {
         metaOf(next).resourceVersion = String(result.current.modRevision);
         return next;
       } catch (error) {
-        // Deleted while admission ran: upstream's GuaranteedUpdate finds no object and answers 404.
+        // Deleted since it was read: NotFound, as etcd3's GuaranteedUpdate finds on its re-read.
         if (error instanceof KeyNotFoundError) throw notFound(this.groupResource, name);
         if (!(error instanceof ConflictError)) throw error;
         if (pinned || attempt >= MAX_CONFLICT_RETRIES) {

@@ -3,9 +3,12 @@
 // controller lists each node that runs an agent — its InternalIP and name, ready while the
 // node is Ready — in the service's Endpoints and in one EndpointSlice managed by tkube (the
 // endpointslice controller leaves slices it does not manage alone), as kube-proxy and
-// `kubectl get endpoints,endpointslices` expect to see them.
+// `kubectl get endpoints,endpointslices` expect to see them. A node whose InternalIP no pod can
+// reach (loopback, link-local, unspecified: what Endpoints validation refuses) is left out, so
+// one such node cannot keep the others' addresses from being written.
 
 import { CLUSTER_DNS_NAMESPACE, CLUSTER_DNS_SERVICE } from '../../api/cluster-dns.js';
+import { type Ipv4Cidr, ipv4CidrContains, parseIpv4, parseIpv4Cidr } from '../../api/ipv4.js';
 import type {
   EndpointPort as CoreEndpointPort,
   EndpointAddress,
@@ -32,19 +35,32 @@ const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
 const FAKE_NODE_LABEL = 'fake.tkube.dev/node';
 const KEY = `${CLUSTER_DNS_NAMESPACE}/${CLUSTER_DNS_SERVICE}`;
 
+/** Ranges Endpoints validation (ValidateNonSpecialIP) refuses: loopback, link-local, link-local multicast. */
+const SPECIAL_RANGES: readonly Ipv4Cidr[] = ['127.0.0.0/8', '169.254.0.0/16', '224.0.0.0/24'].map(
+  (cidr) => parseIpv4Cidr(cidr)!,
+);
+
+/** Whether an IPv4 slice and Endpoints may list `ip`: IPv4, neither unspecified nor special. */
+function isEndpointAddress(ip: string): boolean {
+  const value = parseIpv4(ip);
+  return (
+    value !== undefined && value !== 0 && !SPECIAL_RANGES.some((range) => ipv4CidrContains(range, value))
+  );
+}
+
 export interface DnsNode {
   readonly name: string;
   readonly ip: string;
   readonly ready: boolean;
 }
 
-/** The nodes serving DNS, by name: those with an agent and an InternalIP. */
+/** The nodes serving DNS, by name: those with an agent and an InternalIP pods can reach. */
 export function dnsNodes(nodes: readonly Node[]): DnsNode[] {
   const result: DnsNode[] = [];
   for (const node of nodes) {
     if (node.metadata?.labels?.[FAKE_NODE_LABEL] === 'true') continue;
     const ip = node.status?.addresses?.find((address) => address.type === 'InternalIP')?.address;
-    if (!ip || !node.metadata?.name) continue;
+    if (!ip || !isEndpointAddress(ip) || !node.metadata?.name) continue;
     const ready = node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
     result.push({ name: node.metadata.name, ip, ready });
   }

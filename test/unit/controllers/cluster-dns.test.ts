@@ -1,6 +1,7 @@
 // The cluster DNS service through the whole control plane: kube-dns created at start-up as kind
 // has it (no selector, internalTrafficPolicy Local), its Endpoints and tkube-managed
-// EndpointSlice listing each agent node (ready with the node, fake nodes left out) and left
+// EndpointSlice listing each agent node (ready with the node, fake nodes and nodes with a loopback
+// address left out) and left
 // alone by the endpointslice controller, and the RBAC of the agents' DNS identity.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Endpoints, Node, Secret, Service } from '../../../src/api/types/core-v1.generated.js';
@@ -86,10 +87,12 @@ describe('cluster DNS service and its endpoints', () => {
     expect(service.spec?.selector).toBeUndefined();
   });
 
-  it('lists each agent node, ready with the node, in the Endpoints and the slice', async () => {
+  it('lists each agent node with a reachable address, ready with the node, in the Endpoints and the slice', async () => {
     await addNode('dns-a', '172.30.9.2', true);
     await addNode('dns-b', '172.30.9.3', false);
     await addNode('dns-fake', '172.30.9.4', true, { 'fake.tkube.dev/node': 'true' });
+    // Endpoints validation refuses a loopback address: such a node must not block the others.
+    await addNode('dns-loopback', '127.0.0.1', true);
     const current = await eventually(async () => {
       const found = await endpoints();
       return found?.subsets?.[0]?.notReadyAddresses?.length === 1 ? found : undefined;
