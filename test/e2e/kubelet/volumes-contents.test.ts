@@ -1,7 +1,8 @@
 // Volumes on a real cluster (`tkube up --nodes 2`), read back through `kubectl logs`: configMap
 // and secret items and modes, downwardAPI fields and resources, projected service-account
 // tokens (custom audience and the kube-api-access volume the ServiceAccount admission adds),
-// memory-backed emptyDir, hostPath, update propagation, and the FailedMount events.
+// memory-backed emptyDir, hostPath, update propagation, and the FailedMount events; a non-root
+// container's view (configMap files, envFrom, downwardAPI after a label change, termination messages).
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import {
