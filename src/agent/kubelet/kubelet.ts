@@ -344,6 +344,7 @@ export class Kubelet {
       sync = true;
     }
     worker.pod = pod;
+    if (!pod.metadata?.deletionTimestamp) this.volumes.podUpdated(pod);
     if (sync) {
       worker.updated = true;
       this.enqueue(worker);

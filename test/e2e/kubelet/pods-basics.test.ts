@@ -1,7 +1,8 @@
 // The kubelet on `tkube up --nodes 2`: pods run with addresses from their node's CIDR and reach
-// each other across nodes, see their environment and downward-API values, run init containers
-// in order, and are refused or failed as Kubernetes does (runAsNonRoot, activeDeadlineSeconds).
+// each other across nodes, see their environment and downward-API values and the kubelet-managed
+// /etc/hosts, run init containers in order, and are refused or failed as Kubernetes does (runAsNonRoot, activeDeadlineSeconds).
 // Also prints the start-up latency of a batch of pods (creation to Running, through a watch).
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ipv4CidrContains, parseIpv4, parseIpv4Cidr } from '../../../src/api/ipv4.js';
 import type { Node, Pod } from '../../../src/api/types/core-v1.generated.js';
@@ -141,6 +142,60 @@ describe('pods on real nodes', () => {
     }
     expect(log).not.toContain('OPTIONAL=');
   }, 60_000);
+
+  it('writes the kubelet-managed /etc/hosts, not for host-network pods or a container mounting its own', async () => {
+    const [node0] = cluster.nodes as [string];
+    const cat = { name: 'hosts', image: BUSYBOX, command: ['cat', '/etc/hosts'] };
+    await cluster.pods.create(
+      podOn(node0, 'hosts', {
+        restartPolicy: 'Never',
+        hostname: 'web',
+        subdomain: 'sub',
+        hostAliases: [{ ip: '10.1.2.3', hostnames: ['foo', 'bar'] }],
+        containers: [cat],
+      }),
+    );
+    await cluster.pods.create(
+      podOn(node0, 'hosts-hostnet', {
+        restartPolicy: 'Never',
+        hostNetwork: true,
+        hostAliases: [{ ip: '10.1.2.4', hostnames: ['baz'] }],
+        containers: [cat],
+      }),
+    );
+    await cluster.pods.create(
+      podOn(node0, 'hosts-own', {
+        restartPolicy: 'Never',
+        containers: [{ ...cat, volumeMounts: [{ name: 'hosts', mountPath: '/etc/hosts' }] }],
+        volumes: [{ name: 'hosts', hostPath: { path: '/etc/hosts', type: 'File' } }],
+      }),
+    );
+    // Both outputs lose their last newline (execa's and containerLog's reading).
+    const nodeHosts = (await execa('docker', ['exec', node0, 'cat', '/etc/hosts'])).stdout;
+
+    const pod = await waitForPod(cluster, 'hosts', terminated);
+    expect(await containerLog(pod, 'hosts')).toBe(
+      [
+        '# Kubernetes-managed hosts file.',
+        '127.0.0.1\tlocalhost',
+        '::1\tlocalhost ip6-localhost ip6-loopback',
+        'fe00::0\tip6-localnet',
+        'fe00::0\tip6-mcastprefix',
+        'fe00::1\tip6-allnodes',
+        'fe00::2\tip6-allrouters',
+        `${pod.status!.podIP}\tweb.sub.default.svc.cluster.local\tweb`,
+        '',
+        '# Entries added by HostAliases.',
+        '10.1.2.3\tfoo\tbar',
+      ].join('\n'),
+    );
+    const hostNet = await waitForPod(cluster, 'hosts-hostnet', terminated);
+    expect(await containerLog(hostNet, 'hosts')).toBe(
+      `# Kubernetes-managed hosts file (host network).\n${nodeHosts}\n\n# Entries added by HostAliases.\n10.1.2.4\tbaz`,
+    );
+    const own = await waitForPod(cluster, 'hosts-own', terminated);
+    expect(await containerLog(own, 'hosts')).toBe(nodeHosts);
+  }, 90_000);
 
   it('runs init containers one by one before the containers', async () => {
     const [, node1] = cluster.nodes as [string, string];

@@ -1,7 +1,8 @@
 // Volumes on a real cluster (`tkube up --nodes 2`), read back through `kubectl logs`: configMap
 // and secret items and modes, downwardAPI fields and resources, projected service-account
 // tokens (custom audience and the kube-api-access volume the ServiceAccount admission adds),
-// memory-backed emptyDir, hostPath, update propagation, and the FailedMount events.
+// memory-backed emptyDir, hostPath, update propagation, and the FailedMount events; a non-root
+// container's view (configMap files, envFrom, downwardAPI after a label change, termination messages).
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import {
@@ -219,4 +220,129 @@ describe('volumes', () => {
       90_000,
     );
   }, 240_000);
+  it('serve a non-root container: configMap files, envFrom, downwardAPI updates, termination messages', async () => {
+    const nonRoot = { runAsUser: 1000, runAsGroup: 1000 };
+    const envFrom = [
+      { prefix: 'p_', configMapRef: { name: 'nonroot-config' } },
+      { secretRef: { name: 'nonroot-secret' } },
+      { configMapRef: { name: 'nonroot-absent', optional: true } },
+    ];
+    await cluster.apply([
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'nonroot-config', namespace: 'default' },
+        data: { mode: 'quiet', 'dotted.key': 'd' },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'nonroot-secret', namespace: 'default' },
+        stringData: { pw: 's3cret' },
+      },
+      busyboxPod(
+        cluster,
+        'non-root',
+        {
+          securityContext: nonRoot,
+          // The environment as the runtime gives it, unfiltered: a shell drops names like p_dotted.key.
+          initContainers: [{ name: 'env', command: ['env'], envFrom }],
+          containers: [
+            {
+              name: 'main',
+              command: [
+                'sh',
+                '-c',
+                [
+                  'echo "== whoami"; id -u',
+                  'echo "== cfg"; cat /etc/cfg/mode; echo',
+                  'echo "== end"',
+                  'while true; do echo "labels=$(tr "\n" "," < /etc/info/labels)"; sleep 1; done',
+                ].join('\n'),
+              ],
+              volumeMounts: [
+                { name: 'cfg', mountPath: '/etc/cfg' },
+                { name: 'info', mountPath: '/etc/info' },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'cfg', configMap: { name: 'nonroot-config' } },
+            {
+              name: 'info',
+              projected: {
+                sources: [
+                  {
+                    downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+        { labels: { app: 'non-root' } },
+      ),
+      busyboxPod(cluster, 'term-custom', {
+        securityContext: nonRoot,
+        restartPolicy: 'Never',
+        containers: [
+          {
+            name: 'main',
+            command: ['sh', '-c', 'echo -n DONE > /dev/termination-custom-log'],
+            terminationMessagePath: '/dev/termination-custom-log',
+          },
+        ],
+      }),
+      busyboxPod(cluster, 'term-fallback', {
+        restartPolicy: 'Never',
+        containers: [
+          {
+            name: 'main',
+            command: ['sh', '-c', 'echo first; echo -n DONE; exit 1'],
+            terminationMessagePolicy: 'FallbackToLogsOnError',
+          },
+        ],
+      }),
+    ]);
+    const logs = await cluster.waitFor(async () => {
+      const result = await cluster.kubectl(['logs', 'non-root']);
+      return result.stdout.includes('== end') ? result.stdout : undefined;
+    }, 120_000);
+    const got = sections(logs);
+    expect(got.whoami).toBe('1000');
+    const env = (await cluster.kubectl(['logs', 'non-root', '-c', 'env'])).stdout.split('\n');
+    expect(env.filter((line) => /^(p_|pw=)/.test(line)).sort()).toEqual([
+      'p_dotted.key=d',
+      'p_mode=quiet',
+      'pw=s3cret',
+    ]);
+    expect(got.cfg).toBe('quiet');
+
+    const labelled = await cluster.kubectl(['label', 'pod', 'non-root', 'stage=two']);
+    expect(labelled.exitCode, labelled.stderr).toBe(0);
+    await cluster.waitFor(async () => {
+      const tail = await cluster.kubectl(['logs', 'non-root', '--tail', '1']);
+      return tail.stdout === 'labels=app="non-root",stage="two"' ? true : undefined;
+    }, 30_000);
+
+    type Terminated = { exitCode: number; message?: string };
+    const terminated = (name: string) =>
+      cluster.waitFor(async () => {
+        const pod = await cluster.json<{
+          status?: { phase?: string; containerStatuses?: { state?: { terminated?: Terminated } }[] };
+        }>(['get', 'pod', name]);
+        const state = pod.status?.containerStatuses?.[0]?.state?.terminated;
+        return state && pod.status?.phase !== 'Running' ? { phase: pod.status?.phase, state } : undefined;
+      }, 90_000);
+    const custom = await terminated('term-custom');
+    expect(custom).toEqual({
+      phase: 'Succeeded',
+      state: expect.objectContaining({ exitCode: 0, message: 'DONE' }),
+    });
+    const fallback = await terminated('term-fallback');
+    expect(fallback).toEqual({
+      phase: 'Failed',
+      state: expect.objectContaining({ exitCode: 1, message: 'first\nDONE' }),
+    });
+  }, 300_000);
 });

@@ -41,6 +41,9 @@ const APPLETS = [
   'readlink',
   'true',
   'false',
+  'id',
+  'env',
+  'sort',
 ];
 
 export interface KubeletCluster {

@@ -348,4 +348,51 @@ describe('the volume manager', () => {
     });
     expect(await attempt({ subPath: 'plain' })).not.toBeInstanceOf(Error);
   });
+  it("rewrites downwardAPI files when the pod's labels or annotations change", async () => {
+    const { root, manager } = setup();
+    const volume = {
+      name: 'info',
+      downwardAPI: {
+        items: [
+          { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+          { path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } },
+        ],
+      },
+    };
+    const pod = podWith({ volumes: [volume] });
+    await manager.setUp(pod);
+    const dir = join(root, 'pods/pod-uid/volumes/kubernetes.io~downward-api/info');
+    expect(await readFile(join(dir, 'labels'), 'utf8')).toBe('app="web"');
+    // A pod not set up is not written.
+    manager.podUpdated(podWith({ volumes: [volume] }, 'other-uid'));
+    manager.podUpdated({
+      ...pod,
+      metadata: { ...pod.metadata, labels: { app: 'web', tier: 'front' }, annotations: { note: 'x' } },
+    });
+    await expect
+      .poll(() => readFile(join(dir, 'labels'), 'utf8'), { timeout: 2000 })
+      .toBe('app="web"\ntier="front"');
+    expect(await readFile(join(dir, 'annotations'), 'utf8')).toBe('note="x"');
+    await expect(stat(join(root, 'pods/other-uid'))).rejects.toThrow();
+  });
+
+  it('opens API-backed volume directories to every user, files 0644 by default', async () => {
+    const { root, manager } = setup();
+    await manager.setUp(
+      podWith({
+        volumes: [
+          { name: 'settings', configMap: { name: 'settings' } },
+          { name: 'creds', secret: { secretName: 'creds' } },
+        ],
+      }),
+    );
+    const volumes = join(root, 'pods/pod-uid/volumes');
+    for (const dir of ['kubernetes.io~configmap/settings', 'kubernetes.io~secret/creds']) {
+      expect((await stat(join(volumes, dir))).mode & 0o7777).toBe(0o777);
+      expect((await stat(join(volumes, dir, '..data'))).mode & 0o7777).toBe(0o755);
+    }
+    expect((await stat(join(volumes, 'kubernetes.io~configmap/settings/app.conf'))).mode & 0o7777).toBe(
+      0o644,
+    );
+  });
 });

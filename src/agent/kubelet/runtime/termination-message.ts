@@ -26,7 +26,8 @@ async function readTail(path: string, limit: number): Promise<Buffer> {
 
 /**
  * The content of CRI log lines (`<time> <stream> <P|F> <content>`): partial lines are joined,
- * each full line ends with a newline.
+ * each full line ends with a newline; output that stopped without a newline (`echo -n`) is
+ * kept as it is, as the kubelet's log reader gives partial lines without waiting for the rest.
  */
 export function criLogContent(text: string): string[] {
   const lines: string[] = [];
@@ -40,6 +41,7 @@ export function criLogContent(text: string): string[] {
       partial = '';
     }
   }
+  if (partial !== '') lines.push(partial);
   return lines;
 }
 

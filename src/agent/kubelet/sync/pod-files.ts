@@ -3,7 +3,7 @@
 // directory /var/log/pods/<ns>_<name>_<uid>/<container>/. Volumes live next to them and are the
 // volume manager's.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export const KUBELET_ROOT = '/var/lib/kubelet';
@@ -43,6 +43,9 @@ export class PodFiles {
     await mkdir(dir, { recursive: true });
     const path = join(dir, randomBytes(4).toString('hex'));
     await writeFile(path, '', { mode: 0o666 });
+    // writeFile's mode passes through the umask: a container running as any user must be able to
+    // write its message, so the mode is set exactly, as upstream's kubelet chmods it to 0666.
+    await chmod(path, 0o666);
     return path;
   }
 

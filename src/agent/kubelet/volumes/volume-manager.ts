@@ -33,6 +33,12 @@ export interface VolumeManager {
    */
   setUp(pod: Pod): Promise<Map<string, ContainerMount[]>>;
   tearDown(podUid: string): Promise<void>;
+  /**
+   * The latest object of a pod already set up: the resync writes from it, and a change of its
+   * labels or annotations rewrites the volumes at once (downwardAPI files follow them, as
+   * upstream's volume manager remounts on a pod update).
+   */
+  podUpdated(pod: Pod): void;
 }
 
 export interface VolumeManagerOptions {
@@ -91,6 +97,18 @@ function memoryLimitOfPod(pod: Pod): bigint | undefined {
   return sum > 0n ? sum : undefined;
 }
 
+/** Whether the metadata downwardAPI volumes can show (labels, annotations) is the same. */
+function sameMetadataForVolumes(before: Pod, after: Pod): boolean {
+  const same = (a: Record<string, string> | undefined, b: Record<string, string> | undefined) => {
+    const left = Object.entries(a ?? {});
+    return left.length === Object.keys(b ?? {}).length && left.every(([key, value]) => b?.[key] === value);
+  };
+  return (
+    same(before.metadata?.labels, after.metadata?.labels) &&
+    same(before.metadata?.annotations, after.metadata?.annotations)
+  );
+}
+
 async function isDirectory(path: string): Promise<boolean> {
   return stat(path).then(
     (info) => info.isDirectory(),
@@ -131,6 +149,19 @@ export class KubeletVolumeManager implements VolumeManager {
     });
   }
 
+  podUpdated(pod: Pod): void {
+    const uid = pod.metadata?.uid ?? '';
+    const known = this.pods.get(uid);
+    if (!known || known === pod) return;
+    this.pods.set(uid, pod);
+    if (sameMetadataForVolumes(known, pod)) return;
+    // Failures surface at the pod worker's next set-up, as in the resync.
+    this.serialized(uid, async () => {
+      const latest = this.pods.get(uid);
+      if (latest) await this.setUpNow(latest);
+    }).catch(() => undefined);
+  }
+
   tearDown(podUid: string): Promise<void> {
     this.pods.delete(podUid);
     if (this.pods.size === 0) this.stopResync();
@@ -157,10 +188,11 @@ export class KubeletVolumeManager implements VolumeManager {
     const seconds = this.options.resyncSeconds ?? DEFAULT_RESYNC_SECONDS;
     if (this.resync || seconds <= 0) return;
     this.resync = setInterval(() => {
-      for (const [uid, pod] of this.pods) {
+      for (const uid of this.pods.keys()) {
         // Failures surface at the pod worker's next set-up; the resync only refreshes contents.
         this.serialized(uid, async () => {
-          if (this.pods.has(uid)) await this.setUpNow(pod);
+          const latest = this.pods.get(uid);
+          if (latest) await this.setUpNow(latest);
         }).catch(() => undefined);
       }
     }, seconds * 1000);
@@ -257,6 +289,7 @@ export class KubeletVolumeManager implements VolumeManager {
     // Secrets and projected volumes (tokens) never touch the node's disk.
     const inMemory = volume.secret !== undefined || volume.projected !== undefined;
     await this.ensureDir(dir, inMemory ? await this.tmpfsSize(pod, undefined) : undefined);
+    await openToAll(dir);
     let payload: Payload;
     if (volume.configMap || volume.secret) {
       const source = volume.configMap
@@ -331,6 +364,15 @@ export class KubeletVolumeManager implements VolumeManager {
     if (sizeLimit !== undefined && sizeLimit > 0n && (size === 0n || sizeLimit <= size)) size = sizeLimit;
     return size;
   }
+}
+
+/**
+ * Upstream wraps configMap, secret, downwardAPI and projected volumes in an emptyDir, whose
+ * directory gets mode 0777 (setgid left alone): containers running as any user can enter it.
+ */
+async function openToAll(dir: string): Promise<void> {
+  const info = await stat(dir);
+  if ((info.mode & 0o777) !== 0o777) await chmod(dir, (info.mode & 0o7000) | 0o777);
 }
 
 function toContainerMount(mount: VolumeMount, hostPath: string, apiData: boolean): ContainerMount {
