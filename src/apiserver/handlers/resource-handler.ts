@@ -39,6 +39,7 @@ import {
   unsupportedMediaType,
 } from '../status.js';
 import { listBodyText } from './list-body.js';
+import { POD_CONNECT_SUBRESOURCES, refuseUnupgradedConnect } from './pod-connect.js';
 import type { PodEvictionHandler } from './pod-eviction.js';
 import type { ProxyHandler } from './proxy-forward.js';
 import { includeObjectParam, loadPrinters, renderList, renderObject } from './render.js';
@@ -87,6 +88,9 @@ export class ResourceHandler {
     const namespace = info.namespaced ? request.namespace : '';
     if (info.namespaced && namespace === '' && !['list', 'watch'].includes(request.verb))
       throw notFoundPath();
+    // exec, attach and portforward stream or refuse: they never fall through to serving the Pod.
+    if (info.group === '' && info.resource === 'pods' && POD_CONNECT_SUBRESOURCES.has(sub))
+      return refuseUnupgradedConnect(ctx, resources, namespace, request.name);
     const dryRun = dryRunOf(ctx.query);
     const deprecation =
       resources.custom?.deprecationWarning ?? deprecationWarning(info.group, info.version, info.resource);
