@@ -57,4 +57,50 @@ describe('security edges', () => {
       expect(put.status).toBe(405);
     }
   });
+
+  it('parses resourceVersions as uint64 with strconv.ParseUint text, on list, get-list and watch', async () => {
+    const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
+    const bad: Array<[string, string]> = [
+      ['abc', 'invalid syntax'],
+      ['-1', 'invalid syntax'],
+      ['+1', 'invalid syntax'],
+      ['1.5', 'invalid syntax'],
+      ['1e3', 'invalid syntax'],
+      ['0x10', 'invalid syntax'],
+      ['1_000', 'invalid syntax'],
+      [' 1', 'invalid syntax'],
+      ['18446744073709551616', 'value out of range'],
+      ['99999999999999999999999', 'value out of range'],
+    ];
+    for (const [value, why] of bad) {
+      const message = `invalid resource version: resourceVersion: Invalid value: "${value}": strconv.ParseUint: parsing "${value}": ${why}`;
+      const rv = encodeURIComponent(value);
+      expectStatus(await call('GET', `${CONFIGMAPS}?resourceVersion=${rv}`), 400, 'BadRequest', message);
+      expectStatus(
+        await call('GET', `${CONFIGMAPS}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`),
+        400,
+        'BadRequest',
+        message,
+      );
+      expectStatus(
+        await call('GET', `${CONFIGMAPS}?watch=true&resourceVersion=${rv}`),
+        400,
+        'BadRequest',
+        message,
+      );
+    }
+    // The largest uint64 parses: it is only in the future (and 2^53 + 1 is not rounded to 2^53).
+    for (const value of ['18446744073709551615', '9007199254740993']) {
+      const response = await call('GET', `${CONFIGMAPS}?resourceVersion=${value}`);
+      expectStatus(response, 504, 'Timeout');
+      expect(response.json().message).toMatch(
+        new RegExp(`^Too large resource version: ${value}, current: \\d+$`),
+      );
+    }
+    // Leading zeros are digits too, as ParseUint reads them.
+    const list = await call('GET', `${CONFIGMAPS}?resourceVersion=0001`);
+    expect(list.status, list.text).toBe(200);
+    // resourceVersionMatch without a resourceVersion is refused before the value is parsed.
+    expectStatus(await call('GET', `${CONFIGMAPS}?resourceVersionMatch=Exact`), 422, 'Invalid');
+  });
 });
