@@ -6,6 +6,7 @@ import { ApiServer, type PathHandler } from '../apiserver/api-server.js';
 import type { KubeletClientCredentials } from '../apiserver/handlers/kubelet-connection.js';
 import { oidcPaths } from '../apiserver/handlers/oidc.js';
 import type { WatchSettings } from '../apiserver/handlers/watch.js';
+import { answerClientErrorsInOrder } from '../apiserver/http/client-error.js';
 import { APISERVER_HTTP2_SETTINGS, widenConnectionWindow } from '../apiserver/http/http2-windows.js';
 import type { UserInfo } from '../apiserver/http/types.js';
 import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';
@@ -122,6 +123,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
       },
       apiServer.handle,
     );
+    answerClientErrorsInOrder(server);
     server.on('session', (session: Http2Session) => {
       widenConnectionWindow(session);
       sessions.add(session);

@@ -32,6 +32,7 @@ import {
   badRequest,
   conflict,
   invalid,
+  methodNotAllowedOnPath,
   methodNotSupported,
   notFound,
   StatusError,
@@ -69,6 +70,11 @@ export class ResourceHandler {
     const { info } = resources;
     const sub = request.subresource;
     if (sub !== '' && !info.subresources.some((s) => s.name === sub)) throw notFoundPath();
+    // Upstream routes `/configmaps/` to the object named "": never to the collection.
+    if (request.emptyName) {
+      if (request.verb === 'create' && sub === '') throw methodNotAllowedOnPath();
+      throw badRequest('name parameter required.');
+    }
     // A proxy takes every method, OPTIONS (no verb) too.
     if (sub === 'proxy' && request.verb !== 'watch') {
       const proxies = {

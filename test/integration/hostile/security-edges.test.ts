@@ -1,19 +1,22 @@
-// Security and protocol edges of issue 21 (items 4 and 5) over real HTTPS against an in-process
-// control plane: connect subresources that never serve the Pod, and upstream's answers.
+// Security and protocol edges of issue 21 (items 3 to 5) over real HTTPS against an in-process
+// control plane: connect subresources that never serve the Pod, resourceVersions as uint64,
+// unframed bodies, empty names and `//` paths, and watch headers sent at once over HTTP/1.1.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
-import { ensureClusterPki } from '../../../src/pki/cluster-pki.js';
+import { type ClusterPki, ensureClusterPki } from '../../../src/pki/cluster-pki.js';
 import { type Call, type CallResponse, httpsCaller } from '../../support/https-call.js';
 
 let controlPlane: RunningControlPlane;
 let call: Call;
+let pki: ClusterPki;
 const stateDir = mkdtempSync(join(tmpdir(), 'tkube-sec-edges-'));
 
 beforeAll(async () => {
-  const pki = await ensureClusterPki(join(stateDir, 'pki'));
+  pki = await ensureClusterPki(join(stateDir, 'pki'));
   controlPlane = await startControlPlane({ stateDir, apiPort: 0 });
   call = httpsCaller(() => controlPlane.port, pki);
 }, 30_000);
@@ -24,6 +27,40 @@ afterAll(async () => {
 });
 
 const PODS = '/api/v1/namespaces/default/pods';
+
+/**
+ * Writes `text` on a fresh HTTP/1.1 TLS connection as the admin; resolves with what came back once
+ * `until` matches it, the server closes, or `waitMs` passes.
+ */
+function rawHttp1(text: string, until: RegExp, waitMs = 5_000): Promise<{ text: string; ms: number }> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    let received = '';
+    const socket = tlsConnect(
+      {
+        host: '127.0.0.1',
+        port: controlPlane.port,
+        ca: pki.ca.certificatePem,
+        cert: pki.admin.certificatePem,
+        key: pki.admin.privateKeyPem,
+        ALPNProtocols: ['http/1.1'],
+      },
+      () => socket.write(text),
+    );
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text: received, ms: performance.now() - started });
+    };
+    const timer = setTimeout(done, waitMs);
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('utf8');
+      if (until.test(received)) done();
+    });
+    socket.on('close', done);
+    socket.on('error', done);
+  });
+}
 
 function expectStatus(response: CallResponse, code: number, reason: string, message?: string): void {
   expect(response.status, response.text.slice(0, 500)).toBe(code);
@@ -102,5 +139,94 @@ describe('security edges', () => {
     expect(list.status, list.text).toBe(200);
     // resourceVersionMatch without a resourceVersion is refused before the value is parsed.
     expectStatus(await call('GET', `${CONFIGMAPS}?resourceVersionMatch=Exact`), 422, 'Invalid');
+  });
+
+  it('answers a request whose body has no framing, then refuses the leftover bytes, as Go does', async () => {
+    const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
+    for (const name of ['unframed-a', 'unframed-b']) {
+      const created = await call('POST', CONFIGMAPS, { metadata: { name, labels: { unframed: 'yes' } } });
+      expect(created.status, created.text).toBe(201);
+    }
+    // No Content-Length and no chunking: the DELETE has no body; what follows is not a request.
+    const body = '{"kind":"DeleteOptions","apiVersion":"v1","dryRun":["All"]}';
+    const { text } = await rawHttp1(
+      `DELETE ${CONFIGMAPS}?labelSelector=unframed%3Dyes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n${body}`,
+      /HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/,
+    );
+    // The request that ran is answered with its own result before the 400 for the rest.
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(text).toContain('"kind":"ConfigMapList"');
+    expect(text).toContain('"name":"unframed-a"');
+    expect(text.indexOf('HTTP/1.1 400 Bad Request')).toBeGreaterThan(text.indexOf('unframed-b'));
+    const after = await call('GET', `${CONFIGMAPS}?labelSelector=unframed%3Dyes`);
+    expect(after.json().items).toEqual([]);
+    // A GET likewise: its answer, then the 400.
+    const got = await rawHttp1(
+      `GET ${CONFIGMAPS} HTTP/1.1\r\nHost: x\r\n\r\n{"x":1}`,
+      /HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/,
+    );
+    expect(got.text).toMatch(
+      /^HTTP\/1\.1 200 OK\r\n[\s\S]*"kind":"ConfigMapList"[\s\S]*HTTP\/1\.1 400 Bad Request/,
+    );
+  });
+
+  it('never acts on the collection for an empty name or a // path', async () => {
+    const NS = '/api/v1/namespaces/default';
+    const created = await call('POST', `${NS}/configmaps`, { metadata: { name: 'keep-me' } });
+    expect(created.status, created.text).toBe(201);
+    const NAME_REQUIRED: [number, string, string] = [400, 'BadRequest', 'name parameter required.'];
+    const NOT_FOUND: [number, string, string] = [
+      404,
+      'NotFound',
+      'the server could not find the requested resource',
+    ];
+    const cases: Array<[string, string, [number, string, string]]> = [
+      ['DELETE', `${NS}/configmaps/`, NAME_REQUIRED],
+      ['GET', `${NS}/configmaps/`, NAME_REQUIRED],
+      ['GET', `${NS}/configmaps/?watch=true`, NAME_REQUIRED],
+      ['PUT', `${NS}/configmaps/`, NAME_REQUIRED],
+      ['PATCH', `${NS}/configmaps/`, NAME_REQUIRED],
+      ['DELETE', `${NS}/configmaps//`, NAME_REQUIRED],
+      ['GET', `${NS}/pods//status`, NAME_REQUIRED],
+      ['DELETE', '/api/v1/namespaces/', NAME_REQUIRED],
+      ['DELETE', '/apis/apps/v1/namespaces/default/deployments/', NAME_REQUIRED],
+      [
+        'POST',
+        `${NS}/configmaps/`,
+        [405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'],
+      ],
+      ['DELETE', `${NS}//configmaps`, NOT_FOUND],
+      ['DELETE', '/api/v1/namespaces//configmaps', NOT_FOUND],
+      ['DELETE', `//api/v1/namespaces/default/configmaps`, NOT_FOUND],
+      ['DELETE', '/api/v1//namespaces/default/configmaps', NOT_FOUND],
+      ['DELETE', '/apis//apps/v1/namespaces/default/deployments', NOT_FOUND],
+      ['GET', `${NS}/configmaps//keep-me`, NOT_FOUND],
+    ];
+    for (const [method, path, [code, reason, message]] of cases) {
+      const body = method === 'GET' || method === 'DELETE' ? undefined : { metadata: { name: 'keep-me' } };
+      const headers = method === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : undefined;
+      const response = await call(method, path, body, headers);
+      expect(response.status, `${method} ${path}: ${response.text.slice(0, 300)}`).toBe(code);
+      expectStatus(response, code, reason, message);
+    }
+    expect((await call('GET', `${NS}/configmaps/keep-me`)).status).toBe(200);
+  });
+
+  it('sends watch headers at once over HTTP/1.1, before any event', async () => {
+    const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
+    const list = await call('GET', CONFIGMAPS);
+    const rv = (list.json().metadata as { resourceVersion: string }).resourceVersion;
+    for (const query of [
+      `resourceVersion=${rv}`,
+      `resourceVersion=${rv}&allowWatchBookmarks=true`,
+      'fieldSelector=metadata.name%3Dnone',
+    ]) {
+      const { text, ms } = await rawHttp1(
+        `GET ${CONFIGMAPS}?watch=true&${query} HTTP/1.1\r\nHost: x\r\n\r\n`,
+        /\r\n\r\n/,
+      );
+      expect(text, query).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*transfer-encoding: chunked\r\n/i);
+      expect(ms, query).toBeLessThan(1_000);
+    }
   });
 });
