@@ -62,6 +62,14 @@ function rawHttp1(text: string, until: RegExp, waitMs = 5_000): Promise<{ text: 
   });
 }
 
+/** After each batch: the control plane still answers /readyz at once. */
+async function expectStillReady(): Promise<void> {
+  const started = performance.now();
+  const readyz = await call('GET', '/readyz');
+  expect(readyz.status).toBe(200);
+  expect(performance.now() - started).toBeLessThan(100);
+}
+
 function expectStatus(response: CallResponse, code: number, reason: string, message?: string): void {
   expect(response.status, response.text.slice(0, 500)).toBe(code);
   const status = response.json();
@@ -93,6 +101,7 @@ describe('security edges', () => {
       expect(put.text).not.toContain(secret);
       expect(put.status).toBe(405);
     }
+    await expectStillReady();
   });
 
   it('parses resourceVersions as uint64 with strconv.ParseUint text, on list, get-list and watch', async () => {
@@ -139,6 +148,7 @@ describe('security edges', () => {
     expect(list.status, list.text).toBe(200);
     // resourceVersionMatch without a resourceVersion is refused before the value is parsed.
     expectStatus(await call('GET', `${CONFIGMAPS}?resourceVersionMatch=Exact`), 422, 'Invalid');
+    await expectStillReady();
   });
 
   it('answers a request whose body has no framing, then refuses the leftover bytes, as Go does', async () => {
@@ -168,6 +178,7 @@ describe('security edges', () => {
     expect(got.text).toMatch(
       /^HTTP\/1\.1 200 OK\r\n[\s\S]*"kind":"ConfigMapList"[\s\S]*HTTP\/1\.1 400 Bad Request/,
     );
+    await expectStillReady();
   });
 
   it('never acts on the collection for an empty name or a // path', async () => {
@@ -210,6 +221,7 @@ describe('security edges', () => {
       expectStatus(response, code, reason, message);
     }
     expect((await call('GET', `${NS}/configmaps/keep-me`)).status).toBe(200);
+    await expectStillReady();
   });
 
   it('sends watch headers at once over HTTP/1.1, before any event', async () => {
@@ -228,5 +240,6 @@ describe('security edges', () => {
       expect(text, query).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*transfer-encoding: chunked\r\n/i);
       expect(ms, query).toBeLessThan(1_000);
     }
+    await expectStillReady();
   });
 });
