@@ -33,6 +33,11 @@ export interface ResourceRequestInfo {
    * path: '' or starting with '/', with the request's trailing slash kept.
    */
   readonly proxyPath?: string;
+  /**
+   * The path names an object by an empty name (`/configmaps/`, `/pods//status`): upstream's
+   * routes take it for the object named "", which no request may address.
+   */
+  readonly emptyName?: true;
 }
 
 export interface NonResourceRequestInfo {
@@ -59,7 +64,10 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     verb: NON_RESOURCE_VERBS[method] ?? method.toLowerCase(),
     path,
   };
-  const parts = path.split('/').filter((part) => part !== '');
+  // As splitPath, but empty segments are kept: `//` addresses nothing, never the collection.
+  const parts = path.startsWith('/') ? path.slice(1).split('/') : path.split('/');
+  const trailingSlash = parts.length > 1 && parts[parts.length - 1] === '';
+  if (trailingSlash) parts.pop();
   let rest: string[];
   let group: string;
   if (parts[0] === 'api') {
@@ -70,10 +78,12 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     if (parts.length < 4) return nonResource;
     group = parts[1]!;
     rest = parts.slice(2);
+    if (group === '') return nonResource;
   } else {
     return nonResource;
   }
   const version = rest[0]!;
+  if (version === '') return nonResource;
   rest = rest.slice(1);
 
   let watchPath = false;
@@ -99,6 +109,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   // Only a proxy subresource has a path of its own (`/nodes/<name>/proxy/metrics`).
   const proxy = subresource === 'proxy';
   if (resource === '' || (extra.length > 0 && !proxy)) return nonResource;
+  const emptyName = name === '' && (rest.length > 1 || (trailingSlash && !proxy));
   // The namespace of a namespace is the namespace itself, as kube-apiserver reports it.
 
   let verb: ResourceVerb;
@@ -138,8 +149,9 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     subresource,
     name,
     path,
+    ...(emptyName ? { emptyName: true as const } : {}),
   };
   if (!proxy) return info;
-  const below = extra.length > 0 ? `/${extra.join('/')}` : '';
+  const below = extra.some((part) => part !== '') ? `/${extra.filter((part) => part !== '').join('/')}` : '';
   return { ...info, proxyPath: path.endsWith('/') ? `${below}/` : below };
 }

@@ -232,7 +232,7 @@ export function internalError(error: unknown): StatusError {
   });
 }
 
-export function tooLargeResourceVersion(requested: number, current: number): StatusError {
+export function tooLargeResourceVersion(requested: number | bigint, current: number): StatusError {
   return new StatusError(504, 'Timeout', `Too large resource version: ${requested}, current: ${current}`, {
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
     retryAfterSeconds: 1,

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { ApiServer, type PathHandler } from '../apiserver/api-server.js';
 import type { KubeletClientCredentials } from '../apiserver/handlers/kubelet-connection.js';
 import { oidcPaths } from '../apiserver/handlers/oidc.js';
 import type { WatchSettings } from '../apiserver/handlers/watch.js';
+import { answerClientErrorsInOrder } from '../apiserver/http/client-error.js';
 import { APISERVER_HTTP2_SETTINGS, widenConnectionWindow } from '../apiserver/http/http2-windows.js';
 import type { UserInfo } from '../apiserver/http/types.js';
 import { patchSchemaForKind } from '../apiserver/openapi/patch-schema.js';
@@ -68,6 +69,8 @@ export interface RunningControlPlane {
  */
 export async function startControlPlane(options: ControlPlaneOptions): Promise<RunningControlPlane> {
   mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
+  // Owner-only even when it existed before: it holds the keys, the database and the loopback socket.
+  chmodSync(options.stateDir, 0o700);
   const pki = await ensureClusterPki(join(options.stateDir, 'pki'));
   const store = SqliteStore.open({
     path: join(options.stateDir, 'state.db'),
@@ -120,6 +123,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
       },
       apiServer.handle,
     );
+    answerClientErrorsInOrder(server);
     server.on('session', (session: Http2Session) => {
       widenConnectionWindow(session);
       sessions.add(session);
@@ -163,7 +167,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     clusterSigningKeyPem: pki.ca.privateKeyPem,
     ...options.controllerSettings,
   });
-  const loopback = new Loopback(apiServer);
+  const loopback = new Loopback(apiServer, options.stateDir);
   const components = options.componentThreadEntry
     ? startComponentThreads(options.componentThreadEntry, loopback.access(), settings, options.fakeNodes)
     : startComponents(loopback, settings, COMPONENT_NAMES, options.fakeNodes);

@@ -51,7 +51,11 @@ export class Loopback implements LoopbackClients {
   private readonly clients = new Set<Client>();
   private socket: { server: SocketServer; path: string; cleanup: () => void } | undefined;
 
-  constructor(apiServer: ApiServer) {
+  /** `socketDir`: an owner-only (0700) directory for the socket file, the state directory. */
+  constructor(
+    apiServer: ApiServer,
+    private readonly socketDir?: string,
+  ) {
     apiServer.authenticator.trustLoopbackSecret(this.secret);
     this.server = createServer(
       { maxSessionMemory: HTTP2_SESSION_MEMORY_MB, settings: APISERVER_HTTP2_SETTINGS },
@@ -85,7 +89,7 @@ export class Loopback implements LoopbackClients {
   /** Opens (once) the local socket other threads connect to, and says how to use it. */
   access(): LoopbackAccess {
     if (!this.socket) {
-      const { path, cleanup } = localSocketPath();
+      const { path, cleanup } = localSocketPath(this.socketDir);
       const server = createSocketServer((socket) => this.server.emit('connection', socket));
       // Binding a local socket completes within listen(): a client may connect right after.
       server.listen(path);
@@ -106,14 +110,26 @@ export class Loopback implements LoopbackClients {
   }
 }
 
+/** Linux's sun_path holds 108 bytes with the terminating NUL; other systems hold 104. */
+const MAX_SOCKET_PATH = 103;
+
 /**
- * A name for a socket only this process knows: Linux's abstract namespace (no file to leave
- * behind), a named pipe on Windows, else a file in a private temporary directory.
+ * A socket only this user can reach: a file in an owner-only directory (the state directory, or
+ * a private temporary one when that path is too long for a socket address); a named pipe on
+ * Windows. Not Linux's abstract namespace: any local user may connect to an abstract socket.
  */
-function localSocketPath(): { path: string; cleanup: () => void } {
-  const name = `tkube-loopback-${process.pid}-${randomBytes(8).toString('hex')}`;
-  if (process.platform === 'linux') return { path: `\0${name}`, cleanup: () => {} };
-  if (process.platform === 'win32') return { path: `\\\\.\\pipe\\${name}`, cleanup: () => {} };
+function localSocketPath(socketDir: string | undefined): { path: string; cleanup: () => void } {
+  if (process.platform === 'win32') {
+    const name = `tkube-loopback-${process.pid}-${randomBytes(8).toString('hex')}`;
+    return { path: `\\\\.\\pipe\\${name}`, cleanup: () => {} };
+  }
+  const inState = socketDir === undefined ? undefined : join(socketDir, 'loopback.sock');
+  if (inState !== undefined && Buffer.byteLength(inState) <= MAX_SOCKET_PATH) {
+    // The store's exclusive lock makes this the only control plane on the directory: a socket
+    // file left there is a crashed predecessor's.
+    rmSync(inState, { force: true });
+    return { path: inState, cleanup: () => rmSync(inState, { force: true }) };
+  }
   const dir = mkdtempSync(join(tmpdir(), 'tkube-'));
   return { path: join(dir, 'loopback.sock'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

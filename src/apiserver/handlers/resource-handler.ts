@@ -32,6 +32,7 @@ import {
   badRequest,
   conflict,
   invalid,
+  methodNotAllowedOnPath,
   methodNotSupported,
   notFound,
   StatusError,
@@ -39,6 +40,7 @@ import {
   unsupportedMediaType,
 } from '../status.js';
 import { listBodyText } from './list-body.js';
+import { POD_CONNECT_SUBRESOURCES, refuseUnupgradedConnect } from './pod-connect.js';
 import type { PodEvictionHandler } from './pod-eviction.js';
 import type { ProxyHandler } from './proxy-forward.js';
 import { includeObjectParam, loadPrinters, renderList, renderObject } from './render.js';
@@ -68,6 +70,11 @@ export class ResourceHandler {
     const { info } = resources;
     const sub = request.subresource;
     if (sub !== '' && !info.subresources.some((s) => s.name === sub)) throw notFoundPath();
+    // Upstream routes `/configmaps/` to the object named "": never to the collection.
+    if (request.emptyName) {
+      if (request.verb === 'create' && sub === '') throw methodNotAllowedOnPath();
+      throw badRequest('name parameter required.');
+    }
     // A proxy takes every method, OPTIONS (no verb) too.
     if (sub === 'proxy' && request.verb !== 'watch') {
       const proxies = {
@@ -87,6 +94,9 @@ export class ResourceHandler {
     const namespace = info.namespaced ? request.namespace : '';
     if (info.namespaced && namespace === '' && !['list', 'watch'].includes(request.verb))
       throw notFoundPath();
+    // exec, attach and portforward stream or refuse: they never fall through to serving the Pod.
+    if (info.group === '' && info.resource === 'pods' && POD_CONNECT_SUBRESOURCES.has(sub))
+      return refuseUnupgradedConnect(ctx, resources, namespace, request.name);
     const dryRun = dryRunOf(ctx.query);
     const deprecation =
       resources.custom?.deprecationWarning ?? deprecationWarning(info.group, info.version, info.resource);

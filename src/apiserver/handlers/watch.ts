@@ -4,9 +4,12 @@ import type { Rendering } from '../http/negotiate.js';
 import { type RequestContext, responseStream } from '../http/types.js';
 import type { IncludeObjectPolicy } from '../printers/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
+import { parseResourceVersion } from '../registry/resource-version.js';
 import { badRequest, StatusError, tooOldResourceVersion } from '../status.js';
 import { apiVersionOf } from './list-body.js';
 import { loadPrinters, renderObject } from './render.js';
+
+const MAX_REVISION = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface WatchRequest {
   readonly namespace: string;
@@ -111,8 +114,11 @@ export async function serveWatch(
       initialObjects.push(text);
     }
   } else {
-    if (!/^[0-9]+$/.test(rv)) throw badRequest(`invalid resource version: ${JSON.stringify(rv)}`);
-    startRevision = Number(rv);
+    // A revision past the largest safe integer is far in the future: no event will reach it.
+    // "00" parses to 0 too: from now on, without the initial events the literal "0" asks for.
+    const requested = parseResourceVersion(rv);
+    if (requested === 0n) startRevision = store.currentRevision();
+    else startRevision = requested > MAX_REVISION ? Number.MAX_SAFE_INTEGER : Number(requested);
   }
 
   if (request.rendering !== 'object') await loadPrinters();

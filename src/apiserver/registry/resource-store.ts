@@ -35,6 +35,7 @@ import {
   deletionFinalizersForGarbageCollection,
 } from './garbage-collection-policy.js';
 import { generateName, metaOf, newUid, specChanged, timestamp } from './object-meta.js';
+import { parseResourceVersion } from './resource-version.js';
 import { decodeStored, encodeForStorage, withResourceVersion } from './stored-object.js';
 import type { Strategy } from './strategy.js';
 
@@ -272,9 +273,11 @@ export class ResourceStore {
       }
       return 0;
     }
-    const revision = parseResourceVersion(rv);
+    const requested = parseResourceVersion(rv);
     const current = this.store.currentRevision();
-    if (revision > current) throw tooLargeResourceVersion(revision, current);
+    if (requested > BigInt(current)) throw tooLargeResourceVersion(requested, current);
+    // Not beyond the current revision: a safe integer.
+    const revision = Number(requested);
     if (options.resourceVersionMatch === 'Exact') {
       const compacted = this.store.compactedRevision();
       if (revision < compacted) throw tooOldResourceVersion(revision, compacted);
@@ -723,10 +726,4 @@ function setOrDelete<K extends keyof NonNullable<KubeObject['metadata']>>(
 ): void {
   if (value === undefined) delete meta[field];
   else meta[field] = value;
-}
-
-/** Parses a resourceVersion parameter; Kubernetes answers 400 for a non-numeric one. */
-export function parseResourceVersion(value: string): number {
-  if (!/^[0-9]+$/.test(value)) throw badRequest(`invalid resource version: ${JSON.stringify(value)}`);
-  return Number(value);
 }

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { StoreOpenError } from '../errors.js';
 
@@ -74,6 +74,21 @@ function checkMagic(path: string): void {
   }
 }
 
+/** Owner-only access to the database file, the secret keys' mode. */
+export const DATABASE_FILE_MODE = 0o600;
+
+/**
+ * Creates the database file 0600 before SQLite does (SQLite gives its WAL and shared-memory
+ * files the database file's mode), and narrows files an older version left wider.
+ */
+function restrictToOwner(path: string): void {
+  if (path === ':memory:' || path === '') return;
+  closeSync(openSync(path, 'a', DATABASE_FILE_MODE));
+  for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+    if (existsSync(file)) chmodSync(file, DATABASE_FILE_MODE);
+  }
+}
+
 /**
  * Opens (or creates) the database file, refusing damaged and foreign files rather than
  * resetting them. The connection holds an exclusive lock for its lifetime: this process
@@ -81,6 +96,7 @@ function checkMagic(path: string): void {
  */
 export function openDatabase(path: string, sync: SyncMode): Database.Database {
   checkMagic(path);
+  restrictToOwner(path);
   let db: Database.Database | undefined;
   try {
     db = new Database(path, { timeout: 0 });

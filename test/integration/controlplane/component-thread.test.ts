@@ -2,7 +2,7 @@
 // each on a thread of its own, reaching the apiserver over the loopback socket. Started as
 // `tkube up` starts it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -29,11 +29,15 @@ function kubectl(args: string[], input?: string) {
   );
 }
 
-/** The local sockets this process's loopback listens on or is connected through (Linux: abstract names). */
-function loopbackSockets(pid: number): number {
+/**
+ * The loopback socket's entries in /proc/net/unix: the listening socket and the server end of each
+ * accepted connection carry its path (a file in the state directory, not an abstract name).
+ */
+function loopbackSockets(): number {
+  const path = join(dir, 'loopback.sock');
   return readFileSync('/proc/net/unix', 'utf8')
     .split('\n')
-    .filter((line) => line.includes(`@tkube-loopback-${pid}-`)).length;
+    .filter((line) => line.endsWith(` ${path}`)).length;
 }
 
 beforeAll(async () => {
@@ -61,8 +65,11 @@ afterAll(() => {
 
 describe('the component threads', () => {
   it('connects the controllers and the scheduler over the loopback socket', () => {
-    // The listening socket plus both ends of each connection the two threads opened.
-    expect(loopbackSockets(child.pid!)).toBeGreaterThanOrEqual(5);
+    // The listening socket plus the server end of each connection the two threads opened.
+    expect(loopbackSockets()).toBeGreaterThanOrEqual(3);
+    expect(statSync(join(dir, 'loopback.sock')).isSocket()).toBe(true);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(readFileSync('/proc/net/unix', 'utf8')).not.toContain(`@tkube-loopback-${child.pid}-`);
   });
 
   it('runs the controllers: default accounts, root CA, a Deployment down to running pods', async () => {

@@ -1,6 +1,6 @@
 // The REST client driving a real ApiServer (SQLite store, RBAC bootstrap policy) over the
 // in-process loopback: verbs, the four patch types, watch, and errors as ApiError.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,7 @@ import {
 import type { ApiObject, Client, WatchEvent } from '../../../src/client/types.js';
 import { bootstrapCluster, reconcileBootstrapPolicy } from '../../../src/controlplane/bootstrap.js';
 import { controllerIdentity, Loopback, SCHEDULER_IDENTITY } from '../../../src/controlplane/loopback.js';
+import { SocketLoopbackClients } from '../../../src/controlplane/socket-loopback.js';
 import { generateRsaKeyPair } from '../../../src/pki/keys.js';
 import { SqliteStore } from '../../../src/storage/index.js';
 
@@ -333,5 +334,28 @@ describe('errors and identities', () => {
       Array.from({ length: 300 }, () => configMaps.get('kube-system', 'nope').catch((e: unknown) => e)),
     );
     expect(results.every(isNotFound)).toBe(true);
+  });
+
+  it('listens on a socket file in the owner-only state directory, not an abstract socket', async () => {
+    const socketDir = mkdtempSync(join(tmpdir(), 'tkube-sock-'));
+    const other = new Loopback(apiServer, socketDir);
+    const access = other.access();
+    expect(access.socketPath).toBe(join(socketDir, 'loopback.sock'));
+    expect(statSync(access.socketPath).isSocket()).toBe(true);
+    const clients = new SocketLoopbackClients(access);
+    const scheduler = clients.client(SCHEDULER_IDENTITY, 'scheduler');
+    expect((await scheduler.resource<Pod>(PODS).list('')).kind).toBe('PodList');
+    await clients.close();
+    await other.close();
+    expect(existsSync(access.socketPath)).toBe(false);
+    rmSync(socketDir, { recursive: true, force: true });
+  });
+
+  it('falls back to a private temporary directory when the state path is too long for a socket', async () => {
+    const other = new Loopback(apiServer, join(dir, 'x'.repeat(120)));
+    const { socketPath } = other.access();
+    expect(socketPath.startsWith('\0')).toBe(false);
+    expect(statSync(join(socketPath, '..')).mode & 0o777).toBe(0o700);
+    await other.close();
   });
 });
