@@ -543,9 +543,11 @@ export class ResourceStore {
       else next.status = status;
       const kept = this.strategy.statusKeepsMetadata;
       if (kept === 'all') {
-        const { resourceVersion } = meta;
+        const { resourceVersion, managedFields } = meta;
         for (const field of Object.keys(meta) as (keyof typeof meta)[]) delete meta[field];
+        // managedFields are the field manager's, written on every subresource.
         Object.assign(meta, old, { resourceVersion });
+        setOrDelete(meta, 'managedFields', managedFields);
       } else {
         for (const field of kept) setOrDelete(meta, field, old[field]);
       }
