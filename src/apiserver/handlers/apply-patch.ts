@@ -112,3 +112,43 @@ export function applyConfiguration(
     throw error;
   }
 }
+
+/**
+ * The manager an update is recorded under: the fieldManager parameter, else the User-Agent up to
+ * its first "/", printable characters only, at most 128 (upstream's prefixFromUserAgent).
+ */
+export function updateManager(query: URLSearchParams, userAgent: string | undefined): string {
+  const given = query.get('fieldManager');
+  if (given) return given;
+  let out = '';
+  for (const char of (userAgent ?? '').split('/')[0] ?? '') {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(char)) continue;
+    if (out.length >= 128) break;
+    out += char;
+  }
+  return out;
+}
+
+/**
+ * FieldManager.UpdateNoErrors for a create, update or non-apply patch on the main resource or
+ * its status: managedFields that cannot be computed are dropped, never failing the write.
+ */
+export function managedFieldsUpdater(
+  resources: ResourceStore,
+  subresource: string,
+  manager: string,
+): ((live: KubeObject, next: KubeObject) => KubeObject) | undefined {
+  if (subresource !== '' && subresource !== 'status') return undefined;
+  return (live, next) => {
+    try {
+      return fieldManagerFor(resources, subresource).update(
+        live as JsonObject,
+        next as JsonObject,
+        manager,
+      ) as KubeObject;
+    } catch {
+      const { managedFields: _dropped, ...metadata } = next.metadata ?? {};
+      return { ...next, metadata };
+    }
+  };
+}

@@ -44,7 +44,14 @@ import {
   success,
   unsupportedMediaType,
 } from '../status.js';
-import { applyConfiguration, checkPatchOptions, decodeApplyBody, fieldManagerFor } from './apply-patch.js';
+import {
+  applyConfiguration,
+  checkPatchOptions,
+  decodeApplyBody,
+  fieldManagerFor,
+  managedFieldsUpdater,
+  updateManager,
+} from './apply-patch.js';
 import { listBodyText } from './list-body.js';
 import type { PodEvictionHandler } from './pod-eviction.js';
 import type { ProxyHandler } from './proxy-forward.js';
@@ -139,7 +146,13 @@ export class ResourceHandler {
         if (sub !== '') throw methodNotSupported(resources.groupResource, 'create');
         this.checkBodyType(body, resources);
         this.checkNamespace(body, namespace);
-        const created = await resources.create(namespace, body, { dryRun, user: ctx.user, warnings });
+        const manager = updateManager(ctx.query, ctx.headers['user-agent']);
+        const created = await resources.create(namespace, body, {
+          dryRun,
+          user: ctx.user,
+          warnings,
+          manageFields: managedFieldsUpdater(resources, '', manager),
+        });
         return sendJson(ctx.res, 201, created, warningHeaders(warnings));
       }
       case 'update': {
@@ -148,8 +161,10 @@ export class ResourceHandler {
           return this.updateScale(ctx, resources, namespace, request.name, () => body, dryRun);
         this.checkBodyType(body, resources);
         this.checkNamespace(body, namespace);
+        const manager = updateManager(ctx.query, ctx.headers['user-agent']);
         const { object, created } = await resources.update(namespace, request.name, body, {
           subresource: sub,
+          manageFields: managedFieldsUpdater(resources, sub, manager),
           dryRun,
           user: ctx.user,
           warnings,
@@ -326,6 +341,11 @@ export class ResourceHandler {
       },
       {
         subresource: request.subresource,
+        manageFields: managedFieldsUpdater(
+          resources,
+          request.subresource,
+          updateManager(ctx.query, ctx.headers['user-agent']),
+        ),
         dryRun,
         expectedVersion: pinnedVersion(body),
         user: ctx.user,

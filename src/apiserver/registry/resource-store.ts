@@ -56,6 +56,11 @@ export interface WriteOptions {
   readonly user?: UserInfo;
   /** Admission warnings are added here, for the response's Warning headers. */
   readonly warnings?: string[];
+  /**
+   * The field manager's Update (the handler's, for the writer's fieldManager): the object to write
+   * with its managedFields set, from the live object (an empty one on create) and the new one.
+   */
+  readonly manageFields?: (live: KubeObject, next: KubeObject) => KubeObject;
 }
 
 export interface UpdateOptions extends WriteOptions {
@@ -319,6 +324,10 @@ export class ResourceStore {
     if (this.info.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     this.strategy.defaults(object);
+    if (options.manageFields) {
+      const empty: KubeObject = { apiVersion: object.apiVersion, kind: object.kind };
+      setOrDelete(meta, 'managedFields', options.manageFields(empty, object).metadata?.managedFields);
+    }
     const attributes = this.admissionAttributes('CREATE', object, undefined, options);
     await this.admissionChain?.admit(attributes);
     this.fillCreateMetadata(object);
@@ -430,7 +439,12 @@ export class ResourceStore {
       // structuredClone of the parsed object.
       const desired = await mutate(this.servedObject(kv.value, kv.modRevision));
       this.checkResourceVersion(desired, name, kv.modRevision);
-      const next = await this.prepareUpdate(desired, current, options.subresource ?? '');
+      const next = await this.prepareUpdate(
+        desired,
+        current,
+        options.subresource ?? '',
+        options.manageFields,
+      );
       if (options.user) this.admission?.(next, current, options.user);
       if (this.admissionChain) {
         const attributes = this.admissionAttributes('UPDATE', next, current, options);
@@ -502,6 +516,7 @@ export class ResourceStore {
     desired: KubeObject,
     current: KubeObject,
     subresource: string,
+    manageFields?: WriteOptions['manageFields'],
   ): Promise<KubeObject> {
     const next = desired;
     // A binding's object is the stored pod with spec.nodeName and one condition set by the
@@ -572,6 +587,8 @@ export class ResourceStore {
         ]);
       }
     }
+    // The field manager runs before validation, so `managedFields: [{}]` resets rather than fails.
+    if (manageFields) setOrDelete(meta, 'managedFields', manageFields(current, next).metadata?.managedFields);
     // A binding sets spec.nodeName, which pod updates may not change: like upstream's binding
     // REST, it is not validated as an update.
     const errors = subresource === 'binding' ? [] : this.strategy.validateUpdate(next, current, subresource);

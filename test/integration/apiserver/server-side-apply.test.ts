@@ -212,6 +212,80 @@ describe('server-side apply', () => {
     expect((mainStatus.json().status as { observedGeneration?: number }).observedGeneration).toBe(7);
   });
 
+  it('records managedFields on create, update and patch, per manager, and resets them on [{}]', async () => {
+    const created = await call('POST', `${CMS}?fieldManager=writer`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'tracked' },
+      data: { a: '1' },
+    });
+    expect(created.status).toBe(201);
+    expect(managed(created)).toEqual([
+      expect.objectContaining({
+        manager: 'writer',
+        operation: 'Update',
+        apiVersion: 'v1',
+        fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } },
+      }),
+    ]);
+    const patched = await call('PATCH', `${CMS}/tracked`, '{"data":{"b":"2"}}', {
+      'content-type': 'application/merge-patch+json',
+      'user-agent': 'patcher/v1.0 (linux/amd64)',
+    });
+    // Sorted by time, then manager: both are of the same second or the writer's is older.
+    expect(new Map(managed(patched).map((e) => [e.manager, e.fieldsV1]))).toEqual(
+      new Map([
+        ['writer', { 'f:data': { '.': {}, 'f:a': {} } }],
+        ['patcher', { 'f:data': { 'f:b': {} } }],
+      ]),
+    );
+    // An apply of a field another manager set by update takes it without conflict only with force.
+    const taken = await apply(
+      `${CMS}/tracked`,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tracked\ndata:\n  b: "3"\n',
+      'fieldManager=applier',
+    );
+    expect(taken.status).toBe(409);
+    expect(taken.json().message).toBe(
+      'Apply failed with 1 conflict: conflict with "patcher" using v1: .data.b',
+    );
+    const object = patched.json() as { metadata: Record<string, unknown> };
+    const reset = await call('PUT', `${CMS}/tracked?fieldManager=resetter`, {
+      ...object,
+      metadata: { ...object.metadata, managedFields: [{}] },
+    });
+    expect(reset.status).toBe(200);
+    expect(managed(reset)).toEqual([]);
+    // Untracked now: an update leaves it untracked, as upstream's skipNonAppliedManager does.
+    const again = await call('PUT', `${CMS}/tracked?fieldManager=resetter`, {
+      ...reset.json(),
+      data: { c: '1' },
+    });
+    expect(managed(again)).toEqual([]);
+  });
+
+  it('records a status write under the status subresource', async () => {
+    const pod = await call('POST', '/api/v1/namespaces/default/pods?fieldManager=creator', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    });
+    expect(pod.status).toBe(201);
+    const body = pod.json() as { status?: Record<string, unknown> };
+    const written = await call('PUT', '/api/v1/namespaces/default/pods/p/status?fieldManager=kubelet', {
+      ...body,
+      status: { ...body.status, message: 'hello' },
+    });
+    expect(written.status).toBe(200);
+    expect(managed(written).find((e) => e.manager === 'kubelet')).toMatchObject({
+      operation: 'Update',
+      subresource: 'status',
+      fieldsV1: { 'f:status': { 'f:message': {} } },
+    });
+    expect(managed(written).find((e) => e.manager === 'creator')?.fieldsV1).not.toHaveProperty('f:status');
+  });
+
   it('answers bad options and bodies with upstream errors, never 5xx', async () => {
     const ok = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n';
     const noManager = await apply(`${CMS}/one`, ok, '');
