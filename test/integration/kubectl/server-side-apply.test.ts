@@ -165,10 +165,21 @@ spec:
     const secret = (value: string) =>
       `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: migrated\ndata:\n  key: "${value}"\n`;
     expect(await ok(['apply', '-f', '-'], secret('one'))).toBe('configmap/migrated created');
+    const managers = () =>
+      ok([
+        'get',
+        'configmap',
+        'migrated',
+        '--show-managed-fields',
+        '-o',
+        'jsonpath={range .metadata.managedFields[*]}{.manager}/{.operation} {end}',
+      ]);
+    expect((await managers()).trim()).toBe('kubectl-client-side-apply/Update');
     expect(await ok(['apply', '--server-side', '-f', '-'], secret('two'))).toBe(
       'configmap/migrated serverside-applied',
     );
     expect(await ok(['get', 'configmap', 'migrated', '-o', 'jsonpath={.data.key}'])).toBe('two');
+    expect((await managers()).split(' ')).toContain('kubectl/Apply');
     const annotation = await ok([
       'get',
       'configmap',
