@@ -237,6 +237,7 @@ export function servedVersion(crd: KubeObject, version: CrdVersion): ServedVersi
     codec,
     serving: {
       printer: customResourcePrinter(version.columns),
+      ...(schema ? { schema } : {}),
       ...(scale ? { scale: scaleAdapter(scale) } : {}),
       ...(version.raw.deprecated === true
         ? {

@@ -32,11 +32,14 @@ export const APPLY_PATCH_YAML = 'application/apply-patch+yaml';
 export type PatchType = typeof JSON_PATCH | typeof MERGE_PATCH | typeof STRATEGIC_MERGE_PATCH;
 
 /**
- * The patch media types a resource accepts, in kube-apiserver's order. Strategic merge patch
- * needs a schema, so custom resources go without it. Server-side apply is not served yet.
+ * The patch media types a resource accepts, in kube-apiserver's order (apply last). Strategic
+ * merge patch needs a schema, so custom resources go without it. Apply is served by the handler
+ * (handlers/apply-patch.ts), not by applyPatch.
  */
-export function supportedPatchTypes(strategic: boolean): PatchType[] {
-  return strategic ? [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH] : [JSON_PATCH, MERGE_PATCH];
+export function supportedPatchTypes(strategic: boolean): string[] {
+  return strategic
+    ? [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH_YAML]
+    : [JSON_PATCH, MERGE_PATCH, APPLY_PATCH_YAML];
 }
 
 /**
@@ -49,9 +52,9 @@ export function patchTypeOf(contentType: string | undefined, strategic: boolean)
   const semicolon = mediaType.indexOf(';');
   if (semicolon > 0) mediaType = mediaType.slice(0, semicolon);
   const supported = supportedPatchTypes(strategic);
-  const patchType = supported.find((type) => type === mediaType);
+  const patchType = supported.find((type) => type === mediaType && type !== APPLY_PATCH_YAML);
   if (!patchType) throw unsupportedMediaType(supported);
-  return patchType;
+  return patchType as PatchType;
 }
 
 /**

@@ -2,6 +2,7 @@
 // printer, its scale subresource, the fields its schema prunes (for fieldValidation) and whether its
 // CRD is terminating. apiextensions-apiserver's crdHandler keeps the same per-version facts.
 import type { KubeObject } from '../../api/object.js';
+import type { JSONSchemaProps } from '../../api/types/apiextensions-v1.generated.js';
 import type { KindPrinter } from '../printers/types.js';
 
 /** The autoscaling/v1 Scale view of an object whose replicas live at CRD-given paths. */
@@ -18,6 +19,8 @@ export interface CustomResourceServing {
   readonly deprecationWarning?: string;
   /** The paths of the fields the schema would prune from a request body (`spec.foo`). */
   unknownFields(object: KubeObject): string[];
+  /** The version's structural schema (server-side apply builds its field sets from it). */
+  readonly schema?: JSONSchemaProps;
   /** Creates are refused while the CRD is being deleted. */
   terminating(): boolean;
 }

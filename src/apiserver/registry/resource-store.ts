@@ -57,6 +57,11 @@ export interface WriteOptions {
   readonly user?: UserInfo;
   /** Admission warnings are added here, for the response's Warning headers. */
   readonly warnings?: string[];
+  /**
+   * The field manager's Update (the handler's, for the writer's fieldManager): the object to write
+   * with its managedFields set, from the live object (an empty one on create) and the new one.
+   */
+  readonly manageFields?: (live: KubeObject, next: KubeObject) => KubeObject;
 }
 
 export interface UpdateOptions extends WriteOptions {
@@ -322,6 +327,10 @@ export class ResourceStore {
     if (this.info.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     this.strategy.defaults(object);
+    if (options.manageFields) {
+      const empty: KubeObject = { apiVersion: object.apiVersion, kind: object.kind };
+      setOrDelete(meta, 'managedFields', options.manageFields(empty, object).metadata?.managedFields);
+    }
     const attributes = this.admissionAttributes('CREATE', object, undefined, options);
     await this.admissionChain?.admit(attributes);
     this.fillCreateMetadata(object);
@@ -433,7 +442,12 @@ export class ResourceStore {
       // structuredClone of the parsed object.
       const desired = await mutate(this.servedObject(kv.value, kv.modRevision));
       this.checkResourceVersion(desired, name, kv.modRevision);
-      const next = await this.prepareUpdate(desired, current, options.subresource ?? '');
+      const next = await this.prepareUpdate(
+        desired,
+        current,
+        options.subresource ?? '',
+        options.manageFields,
+      );
       if (options.user) this.admission?.(next, current, options.user);
       if (this.admissionChain) {
         const attributes = this.admissionAttributes('UPDATE', next, current, options);
@@ -505,6 +519,7 @@ export class ResourceStore {
     desired: KubeObject,
     current: KubeObject,
     subresource: string,
+    manageFields?: WriteOptions['manageFields'],
   ): Promise<KubeObject> {
     const next = desired;
     // A binding's object is the stored pod with spec.nodeName and one condition set by the
@@ -546,9 +561,11 @@ export class ResourceStore {
       else next.status = status;
       const kept = this.strategy.statusKeepsMetadata;
       if (kept === 'all') {
-        const { resourceVersion } = meta;
+        const { resourceVersion, managedFields } = meta;
         for (const field of Object.keys(meta) as (keyof typeof meta)[]) delete meta[field];
+        // managedFields are the field manager's, written on every subresource.
         Object.assign(meta, old, { resourceVersion });
+        setOrDelete(meta, 'managedFields', managedFields);
       } else {
         for (const field of kept) setOrDelete(meta, field, old[field]);
       }
@@ -573,6 +590,8 @@ export class ResourceStore {
         ]);
       }
     }
+    // The field manager runs before validation, so `managedFields: [{}]` resets rather than fails.
+    if (manageFields) setOrDelete(meta, 'managedFields', manageFields(current, next).metadata?.managedFields);
     // A binding sets spec.nodeName, which pod updates may not change: like upstream's binding
     // REST, it is not validated as an update.
     const errors = subresource === 'binding' ? [] : this.strategy.validateUpdate(next, current, subresource);

@@ -326,8 +326,7 @@ describe('serving a CustomResourceDefinition', () => {
     );
     expect(response.status).toBe(415);
     expect(response.json().message).toBe(
-      // Upstream also lists application/apply-patch+yaml; tkube serves no server-side apply yet.
-      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json',
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
     );
   });
 

@@ -121,6 +121,64 @@ describe('@kubernetes/client-node', () => {
     });
   });
 
+  it('applies server-side with a field manager, also on the status subresource', async () => {
+    await core.createNamespace({ body: { metadata: { name: 'apply' } } });
+    const apply = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+    const applied = await core.patchNamespacedConfigMap(
+      {
+        name: 'settings',
+        namespace: 'apply',
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { mode: 'on' } },
+        fieldManager: 'operator',
+        force: true,
+      },
+      apply,
+    );
+    expect(applied.data).toEqual({ mode: 'on' });
+    expect(applied.metadata?.managedFields).toEqual([
+      expect.objectContaining({
+        manager: 'operator',
+        operation: 'Apply',
+        apiVersion: 'v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:mode': {} } },
+      }),
+    ]);
+    await core.createNamespacedPod({
+      namespace: 'apply',
+      body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+    });
+    const status = await core.patchNamespacedPodStatus(
+      {
+        name: 'p',
+        namespace: 'apply',
+        body: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'p' },
+          status: { conditions: [{ type: 'Example', status: 'True' }] },
+        },
+        fieldManager: 'status-writer',
+      },
+      apply,
+    );
+    expect(status.status?.conditions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'Example', status: 'True' })]),
+    );
+    expect(status.metadata?.managedFields).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ manager: 'status-writer', operation: 'Apply', subresource: 'status' }),
+      ]),
+    );
+    // Without a field manager the server refuses the apply, as Kubernetes does.
+    await expect(
+      core.patchNamespacedConfigMap(
+        { name: 'settings', namespace: 'apply', body: { apiVersion: 'v1', kind: 'ConfigMap' } },
+        apply,
+      ),
+    ).rejects.toMatchObject({ code: 422 });
+  });
+
   it('lists page by page with limit and continue', async () => {
     await core.createNamespace({ body: { metadata: { name: 'pages' } } });
     for (let i = 0; i < 25; i++) {

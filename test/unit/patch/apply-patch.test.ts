@@ -70,7 +70,7 @@ describe('applyPatch', () => {
       metadata: {},
       status: 'Failure',
       message:
-        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
+        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
       reason: 'UnsupportedMediaType',
       code: 415,
     });
@@ -82,9 +82,9 @@ describe('applyPatch', () => {
       code: 415,
       reason: 'UnsupportedMediaType',
       message:
-        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json',
+        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
     });
-    expect(supportedPatchTypes(false)).toEqual([JSON_PATCH, MERGE_PATCH]);
+    expect(supportedPatchTypes(false)).toEqual([JSON_PATCH, MERGE_PATCH, APPLY_PATCH_YAML]);
   });
 
   it.each([

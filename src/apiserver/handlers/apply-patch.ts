@@ -1,0 +1,154 @@
+// kube-apiserver's applyPatcher (endpoints/handlers/patch.go) with the field manager the generic
+// registry builds per kind: PATCH with application/apply-patch+yaml decodes the YAML body, runs
+// FieldManager.Apply over the live object (an empty one when absent, which creates it) and writes
+// the result as an update or create, answering conflicts with 409 and their causes.
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { isJsonObject, type KubeObject } from '../../api/object.js';
+import { fieldForbidden, fieldRequired } from '../../api/selectors/field-errors.js';
+import { ApplyBadRequestError, FieldManager } from '../apply/field-manager.js';
+import { fieldElement } from '../apply/fieldpath/path-element.js';
+import { FieldSet } from '../apply/fieldpath/set.js';
+import { ApplyConflictError } from '../apply/merge/conflicts.js';
+import { sameSchemaConverter } from '../apply/merge/updater.js';
+import { builtinType } from '../apply/typed/builtin-types.js';
+import { customResourceType } from '../apply/typed/custom-resource-types.js';
+import { TypedValueError } from '../apply/typed/schema.js';
+import type { JsonObject } from '../patch/json-value.js';
+import type { ResourceStore } from '../registry/resource-store.js';
+import { badRequest, invalid, StatusError } from '../status.js';
+
+/** PatchOptions validation (ValidatePatchOptions): what `force` and `fieldManager` may be per patch type. */
+export function checkPatchOptions(query: URLSearchParams, apply: boolean): void {
+  const errors = [];
+  if (!apply && query.has('force'))
+    errors.push(fieldForbidden('force', 'may not be specified for non-apply patch'));
+  if (apply && !query.get('fieldManager'))
+    errors.push(fieldRequired('fieldManager', 'is required for apply patch'));
+  if (errors.length > 0) throw invalid('meta.k8s.io', 'PatchOptions', '', errors);
+}
+
+const managers = new WeakMap<ResourceStore, Map<string, FieldManager>>();
+
+/** The field manager of a resource's objects written through `subresource` ("" for the main resource). */
+export function fieldManagerFor(resources: ResourceStore, subresource: string): FieldManager {
+  let bySubresource = managers.get(resources);
+  if (!bySubresource) {
+    bySubresource = new Map();
+    managers.set(resources, bySubresource);
+  }
+  let manager = bySubresource.get(subresource);
+  if (manager) return manager;
+  const { info } = resources;
+  const apiVersion = info.group === '' ? info.version : `${info.group}/${info.version}`;
+  const type = resources.custom
+    ? customResourceType(resources.custom.schema)
+    : builtinType(info.group, info.version, info.kind);
+  if (!type) throw new StatusError(500, 'InternalError', `no schema for ${apiVersion}, Kind=${info.kind}`);
+  // The strategy's reset fields: the main resource does not write status, the status subresource only status.
+  const hasStatus = info.subresources.some((s) => s.name === 'status');
+  const reset =
+    subresource === 'status'
+      ? FieldSet.of([fieldElement('spec')])
+      : hasStatus && subresource === ''
+        ? FieldSet.of([fieldElement('status')])
+        : undefined;
+  manager = new FieldManager({
+    apiVersion,
+    kind: info.kind,
+    subresource,
+    converter: sameSchemaConverter(type),
+    ...(reset ? { ignoredFields: new Map([[apiVersion, reset]]) } : {}),
+  });
+  bySubresource.set(subresource, manager);
+  return manager;
+}
+
+// Go's encoding/json names for the JSON value a map cannot be decoded from.
+function goJsonTypeName(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'number') return 'number';
+  return 'string';
+}
+
+/** The apply configuration in a request body: a YAML (or JSON) object, else upstream's 400. */
+export function decodeApplyBody(body: string | Uint8Array): JsonObject {
+  const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  let value: unknown;
+  try {
+    value = parseYaml(text, { version: '1.1', prettyErrors: false });
+  } catch (error) {
+    if (error instanceof YAMLParseError) throw badRequest(`error decoding YAML: ${error.message}`);
+    throw error;
+  }
+  if (value === null || value === undefined) return {};
+  if (!isJsonObject(value)) {
+    throw badRequest(
+      `error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonTypeName(value)} into Go value of type map[string]interface {}`,
+    );
+  }
+  return value as JsonObject;
+}
+
+/** FieldManager.Apply with its errors as the Status kube-apiserver answers. */
+export function applyConfiguration(
+  fieldManager: FieldManager,
+  live: KubeObject,
+  applied: JsonObject,
+  manager: string,
+  force: boolean,
+  kindText: string,
+): KubeObject {
+  try {
+    return fieldManager.apply(live as JsonObject, applied, manager, force) as KubeObject;
+  } catch (error) {
+    if (error instanceof ApplyConflictError) {
+      throw new StatusError(409, 'Conflict', error.message, { causes: error.causes() });
+    }
+    if (error instanceof ApplyBadRequestError) throw badRequest(error.message);
+    if (error instanceof TypedValueError) {
+      throw badRequest(`failed to create typed patch object (${kindText}): ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The manager an update is recorded under: the fieldManager parameter, else the User-Agent up to
+ * its first "/", printable characters only, at most 128 (upstream's prefixFromUserAgent).
+ */
+export function updateManager(query: URLSearchParams, userAgent: string | undefined): string {
+  const given = query.get('fieldManager');
+  if (given) return given;
+  let out = '';
+  for (const char of (userAgent ?? '').split('/')[0] ?? '') {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(char)) continue;
+    if (out.length >= 128) break;
+    out += char;
+  }
+  return out;
+}
+
+/**
+ * FieldManager.UpdateNoErrors for a create, update or non-apply patch on the main resource or
+ * its status: managedFields that cannot be computed are dropped, never failing the write.
+ */
+export function managedFieldsUpdater(
+  resources: ResourceStore,
+  subresource: string,
+  manager: string,
+): ((live: KubeObject, next: KubeObject) => KubeObject) | undefined {
+  if (subresource !== '' && subresource !== 'status') return undefined;
+  return (live, next) => {
+    try {
+      return fieldManagerFor(resources, subresource).update(
+        live as JsonObject,
+        next as JsonObject,
+        manager,
+      ) as KubeObject;
+    } catch {
+      const { managedFields: _dropped, ...metadata } = next.metadata ?? {};
+      return { ...next, metadata };
+    }
+  };
+}
