@@ -39,6 +39,7 @@ import {
   unsupportedMediaType,
 } from '../status.js';
 import { listBodyText } from './list-body.js';
+import { isPodConnectSubresource, type PodConnectHandler } from './pod-connect.js';
 import type { PodEvictionHandler } from './pod-eviction.js';
 import type { ProxyHandler } from './proxy-forward.js';
 import { includeObjectParam, loadPrinters, renderList, renderObject } from './render.js';
@@ -53,6 +54,8 @@ export interface ResourceHandlerDeps {
   podLogs?(ctx: RequestContext, pods: ResourceStore, namespace: string, name: string): Promise<void>;
   /** pods/eviction: deletes the pod if its disruption budget allows (pod-eviction.ts). */
   podEviction?: PodEvictionHandler;
+  /** pods/exec, pods/attach, pods/portforward (pod-connect.ts). */
+  podConnect?: PodConnectHandler;
   /** nodes/proxy: forwards the request to the node's kubelet (node-proxy.ts). */
   nodeProxy?: ProxyHandler;
   /** pods/proxy and services/proxy: forward to the pod, or a ready endpoint (pod-proxy.ts, service-proxy.ts). */
@@ -87,6 +90,11 @@ export class ResourceHandler {
     const namespace = info.namespaced ? request.namespace : '';
     if (info.namespaced && namespace === '' && !['list', 'watch'].includes(request.verb))
       throw notFoundPath();
+    // A connect subresource never falls through to get or create: a GET must not answer with the Pod.
+    if (info.group === '' && info.resource === 'pods' && isPodConnectSubresource(sub)) {
+      if (!this.deps.podConnect) throw notFoundPath();
+      return this.deps.podConnect(ctx, resources, namespace, request.name, sub);
+    }
     const dryRun = dryRunOf(ctx.query);
     const deprecation =
       resources.custom?.deprecationWarning ?? deprecationWarning(info.group, info.version, info.resource);
