@@ -130,7 +130,7 @@ export class ApiServer {
         credentials: kubeletCredentials,
         dial,
       }),
-      podConnect: podConnectHandler({ nodes: () => core('nodes') }),
+      podConnect: podConnectHandler({ nodes: () => core('nodes'), credentials: kubeletCredentials, dial }),
       nodeProxy: nodeProxyHandler({ credentials: kubeletCredentials, dial }),
       podProxy: podProxyHandler({ dial }),
       serviceProxy: serviceProxyHandler({

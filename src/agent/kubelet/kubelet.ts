@@ -18,7 +18,7 @@ import { Backoff } from './backoff.js';
 import { CLUSTER_DNS_IP, CLUSTER_DOMAIN, type DnsSettings } from './config/dns.js';
 import { applyPodCgroup, removePodCgroup } from './config/pod-cgroup.js';
 import { POD_LOGS_ROOT, podLogDirectory } from './config/sandbox-config.js';
-import { CriClient, isCriNotFound } from './cri/client.js';
+import { CriClient, isCriNotFound, type StreamingExecRequest } from './cri/client.js';
 import { serviceEnvironment } from './env/service-env.js';
 import { ImageManager, type RecordEvent } from './images/image-manager.js';
 import type { ExecInContainer } from './lifecycle/hooks.js';
@@ -262,6 +262,11 @@ export class Kubelet {
       if (isCriNotFound(error)) return undefined;
       throw error;
     }
+  }
+
+  /** CRI Exec: where the runtime's streaming server serves this exec (the server's /exec). */
+  streamingExecUrl(request: StreamingExecRequest): Promise<string> {
+    return this.cri.exec(request);
   }
 
   /** The kubelet's metrics in the Prometheus text format (its server's /metrics). */

@@ -2,15 +2,23 @@
 // PortForwardREST check before they proxy to the kubelet (pkg/registry/core/pod/strategy.go,
 // streamLocation and PortForwardLocation): the pod, the container, its node and that node's
 // kubelet address; then upstream's upgrade-aware handler refuses a request that is no upgrade
-// ("Upgrade request required"), so a plain GET never answers with the Pod. Streaming itself is
-// not built yet: an upgrade request is refused with a Status that says so.
+// ("Upgrade request required"), so a plain GET never answers with the Pod. An exec upgrade over
+// SPDY is joined byte for byte with the kubelet's /exec (the kubelet's answer, 101 or an error,
+// reaches the client as it is). WebSocket upgrades are refused, so kubectl 1.30+ falls back to
+// SPDY; attach and port-forward do not stream yet and say so.
 import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
+import { dialErrorText } from '../../api/go-net-errors.js';
 import type { KubeObject } from '../../api/object.js';
 import type { Node, Pod } from '../../api/types/core-v1.generated.js';
+import { joinUpgraded, requestHead } from '../../api/upgrade-proxy.js';
+import { queryBool } from '../http/query-bool.js';
 import type { RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import { badRequest } from '../status.js';
-import { kubeletAddress } from './kubelet-connection.js';
+import { badRequest, internalError } from '../status.js';
+import { type KubeletClientCredentials, type KubeletRequest, kubeletAddress } from './kubelet-connection.js';
 
 /** The subresources that connect to a stream in a container. */
 export const POD_CONNECT_SUBRESOURCES = ['attach', 'exec', 'portforward'] as const;
@@ -22,7 +30,13 @@ export function isPodConnectSubresource(name: string): name is PodConnectSubreso
 
 export interface PodConnectDeps {
   readonly nodes: () => ResourceStore;
+  readonly credentials: () => Promise<KubeletClientCredentials>;
+  /** How the kubelet is reached (directly or through its node's tunnel). */
+  readonly dial?: KubeletRequest['dial'];
 }
+
+/** The caller's credentials stay here. */
+const CREDENTIAL_HEADERS = /^(authorization|impersonate-.*)$/i;
 
 export type PodConnectHandler = (
   ctx: RequestContext,
@@ -59,15 +73,72 @@ function isUpgradeRequest(headers: IncomingHttpHeaders): boolean {
     .some((token) => token.trim() === 'upgrade');
 }
 
+/** streamParams: PodExecOptions as the kubelet's query (`input`, `output`, `error`, `tty` set to 1). */
+export function kubeletExecQuery(query: URLSearchParams): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const command of query.getAll('command')) params.append('command', command);
+  const flags = { stdin: 'input', stdout: 'output', stderr: 'error', tty: 'tty' } as const;
+  for (const [option, param] of Object.entries(flags)) if (queryBool(query, option)) params.set(param, '1');
+  return params;
+}
+
+/** A TLS connection to the kubelet with the apiserver's client certificate. */
+async function dialKubelet(
+  host: string,
+  port: number,
+  credentials: KubeletClientCredentials,
+  dial: KubeletRequest['dial'],
+): Promise<Duplex> {
+  const address = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+  try {
+    const raw = dial ? await dial(host, port) : undefined;
+    const socket = tlsConnect({
+      ...(raw ? { socket: raw, host } : { host, port }),
+      ...(isIP(host) === 0 && { servername: host }),
+      ca: credentials.caPem,
+      cert: credentials.certificatePem,
+      key: credentials.privateKeyPem,
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('secureConnect', resolve);
+      socket.once('error', reject);
+    });
+    return socket;
+  } catch (error) {
+    throw internalError(new Error(`error dialing backend: ${dialErrorText(address, error)}`));
+  }
+}
+
 export function podConnectHandler(deps: PodConnectDeps): PodConnectHandler {
   return async (ctx, pods, namespace, name, subresource) => {
     const pod = (await pods.get(namespace, name)) as KubeObject as Pod;
     // Port forwarding reaches the pod's network, not one container.
-    if (subresource !== 'portforward') streamContainerName(pod, ctx.query.get('container') ?? '');
+    const container =
+      subresource === 'portforward' ? '' : streamContainerName(pod, ctx.query.get('container') ?? '');
     const nodeName = pod.spec?.nodeName ?? '';
     if (nodeName === '') throw badRequest(`pod ${name} does not have a host assigned`);
-    kubeletAddress((await deps.nodes().get('', nodeName)) as KubeObject as Node);
+    const { host, port } = kubeletAddress((await deps.nodes().get('', nodeName)) as KubeObject as Node);
     if (!isUpgradeRequest(ctx.headers)) throw badRequest('Upgrade request required');
-    throw badRequest(`upgrade requests to pods/${subresource} (streaming) are not supported yet`);
+    const websocket = String(ctx.headers.upgrade ?? '').toLowerCase() === 'websocket';
+    if (subresource !== 'exec' || websocket) {
+      throw badRequest(
+        `upgrade requests to pods/${subresource}${websocket ? ' over WebSockets' : ''} are not supported yet`,
+      );
+    }
+    const client = ctx.req.socket;
+    if (!client) throw badRequest('Upgrade request required');
+    const backend = await dialKubelet(host, port, await deps.credentials(), deps.dial);
+    const path = `/exec/${[namespace, name, container].map(encodeURIComponent).join('/')}`;
+    const headers = Object.fromEntries(
+      Object.entries(ctx.headers).filter(([header]) => !CREDENTIAL_HEADERS.test(header)),
+    );
+    const target = `${path}?${kubeletExecQuery(ctx.query).toString()}`;
+    const hostHeader = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+    await joinUpgraded(
+      client,
+      backend,
+      requestHead(ctx.method, target, hostHeader, headers),
+      Buffer.alloc(0),
+    );
   };
 }

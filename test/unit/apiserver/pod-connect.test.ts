@@ -45,7 +45,11 @@ beforeAll(async () => {
     'test',
   );
   await admin.resource<Node>(NODES).create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } });
-  const status = { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }] };
+  // Port 1: nothing listens, so a dial fails at once.
+  const status = {
+    addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
+    daemonEndpoints: { kubeletEndpoint: { Port: 1 } },
+  };
   await admin.resource<Node>(NODES).patch('', 'node-1', 'merge', { status }, { subresource: 'status' });
   await admin
     .resource(NAMESPACES)
@@ -130,10 +134,15 @@ describe('pods/exec, attach, portforward without an upgrade', () => {
   });
 });
 
-describe('kubectl exec (upgrade requests)', () => {
-  it.each(['kubectl', kubectl128()])('%s gets a refusal, not a hang', async (binary) => {
-    const result = await kubectl(binary, 'exec', 'one', '--', 'true');
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('upgrade requests to pods/exec (streaming) are not supported yet');
-  });
+describe('upgrade requests', () => {
+  it.each(['kubectl', kubectl128()])(
+    '%s exec reaches for the kubelet and reports the dial error',
+    async (binary) => {
+      const result = await kubectl(binary, 'exec', 'one', '--', 'true');
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(
+        'Internal error occurred: error dialing backend: dial tcp 127.0.0.1:1: connect: connection refused',
+      );
+    },
+  );
 });

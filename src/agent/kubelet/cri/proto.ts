@@ -19,6 +19,7 @@ service RuntimeService {
   rpc ListContainers(ListContainersRequest) returns (ListContainersResponse) {}
   rpc ContainerStatus(ContainerStatusRequest) returns (ContainerStatusResponse) {}
   rpc ExecSync(ExecSyncRequest) returns (ExecSyncResponse) {}
+  rpc Exec(ExecRequest) returns (ExecResponse) {}
   rpc Status(StatusRequest) returns (StatusResponse) {}
 }
 
@@ -339,6 +340,15 @@ message ContainerStatus {
 }
 message ContainerStatusResponse { ContainerStatus status = 1; }
 
+message ExecRequest {
+  string container_id = 1;
+  repeated string cmd = 2;
+  bool tty = 3;
+  bool stdin = 4;
+  bool stdout = 5;
+  bool stderr = 6;
+}
+message ExecResponse { string url = 1; }
 message ExecSyncRequest {
   string container_id = 1;
   repeated string cmd = 2;

@@ -9,6 +9,7 @@ import type { Client } from '../../../client/types.js';
 import { KUBELET_PORT } from '../../node/node-object.js';
 import { KubeletAuth } from './auth.js';
 import { type ContainerLogSource, containerLogsHandler } from './container-logs.js';
+import { type ExecHost, execUpgrade } from './exec.js';
 import { type KubeletRequest, KubeletRouter, writeRawText, writeText } from './router.js';
 
 export { nodeSubresources } from './auth.js';
@@ -21,6 +22,8 @@ export interface KubeletServerHost extends ContainerLogSource {
   syncLoopHealthy?(): boolean;
   /** The Prometheus text for /metrics; the route is absent without it. */
   metricsText?(): string;
+  /** CRI Exec for /exec; the route is absent without it. */
+  streamingExecUrl?: ExecHost['streamingExecUrl'];
 }
 
 export interface KubeletServerOptions {
@@ -97,6 +100,17 @@ export function createKubeletRouter(host: KubeletServerHost): KubeletRouter {
   if (host.metricsText) {
     const render = host.metricsText.bind(host);
     router.add({ methods: ['GET'], pattern: '/metrics', handle: metrics(render) });
+  }
+  if (host.streamingExecUrl) {
+    const exec = execUpgrade({
+      pods: () => host.pods() as Pod[],
+      streamingExecUrl: host.streamingExecUrl.bind(host),
+    });
+    router.add({
+      methods: ['GET', 'POST'],
+      pattern: '/exec/{podNamespace}/{podID}/{containerName}',
+      upgrade: exec,
+    });
   }
   return router
     .add({ methods: ['GET'], pattern: '/healthz', handle: healthz(host) })

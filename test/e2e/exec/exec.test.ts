@@ -1,0 +1,76 @@
+// `kubectl exec` on a real node: the apiserver joins the upgraded connection to the kubelet's
+// /exec, the kubelet to containerd's streaming server. kubectl 1.33 tries WebSockets first and
+// falls back to SPDY; kubectl 1.28 speaks SPDY only. Output, stderr kept apart, stdin piped in,
+// exit codes, and the apiserver's checks.
+import { existsSync, realpathSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BUSYBOX,
+  isRunning,
+  type KubeletCluster,
+  podOn,
+  startKubeletCluster,
+  waitForPod,
+} from '../kubelet/pods-support.js';
+
+/** kubectl.1.28 (SPDY only), installed next to the kubectl on the PATH. */
+function kubectl128(): string {
+  const dir = (process.env.PATH ?? '').split(delimiter).find((d) => d && existsSync(join(d, 'kubectl')));
+  if (!dir) throw new Error('kubectl is not on the PATH');
+  return join(dirname(realpathSync(join(dir, 'kubectl'))), 'kubectl.1.28');
+}
+
+let cluster: KubeletCluster;
+
+async function kubectlWith(binary: string, args: string[], input?: string) {
+  const result = await execa(binary, ['--context', `tkube-${cluster.name}`, ...args], {
+    env: { KUBECONFIG: join(cluster.home, '..', 'kubeconfig') },
+    input,
+    reject: false,
+    timeout: 60_000,
+  });
+  return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+beforeAll(async () => {
+  cluster = await startKubeletCluster('ex', 1);
+  await cluster.pods.create(
+    podOn(cluster.nodes[0]!, 'shell', {
+      containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }],
+    }),
+  );
+  await waitForPod(cluster, 'shell', isRunning, 120_000);
+}, 300_000);
+
+afterAll(async () => {
+  await cluster?.down();
+}, 120_000);
+
+describe.each([
+  ['kubectl 1.33', 'kubectl'],
+  ['kubectl 1.28', kubectl128()],
+])('%s exec', (_, binary) => {
+  it('runs the command: stdout and stderr apart, the exit code', async () => {
+    const hello = await kubectlWith(binary, ['exec', 'shell', '--', 'echo', 'hello']);
+    expect(hello, hello.stderr).toMatchObject({ exitCode: 0, stdout: 'hello' });
+    const failing = await kubectlWith(binary, [
+      'exec',
+      'shell',
+      '--',
+      'sh',
+      '-c',
+      'echo out; echo err >&2; exit 3',
+    ]);
+    expect(failing.exitCode).toBe(3);
+    expect(failing.stdout).toBe('out');
+    expect(failing.stderr).toContain('err');
+    expect(failing.stderr).toContain('command terminated with exit code 3');
+  });
+
+  it('pipes stdin in, and ends when it closes', async () => {
+    const piped = await kubectlWith(binary, ['exec', '-i', 'shell', '--', 'cat'], 'line one\nline two\n');
+    expect(piped, piped.stderr).toMatchObject({ exitCode: 0, stdout: 'line one\nline two' });
+  });
+});
