@@ -41,7 +41,14 @@ beforeAll(async () => {
       containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }],
     }),
   );
+  await cluster.pods.create(
+    podOn(cluster.nodes[0]!, 'inited', {
+      initContainers: [{ name: 'setup', image: BUSYBOX, command: ['true'] }],
+      containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }],
+    }),
+  );
   await waitForPod(cluster, 'shell', isRunning, 120_000);
+  await waitForPod(cluster, 'inited', isRunning, 120_000);
 }, 300_000);
 
 afterAll(async () => {
@@ -67,6 +74,12 @@ describe.each([
     expect(failing.stdout).toBe('out');
     expect(failing.stderr).toContain('err');
     expect(failing.stderr).toContain('command terminated with exit code 3');
+  });
+
+  it("reports the kubelet's error for a container that is not running", async () => {
+    const done = await kubectlWith(binary, ['exec', 'inited', '-c', 'setup', '--', 'true']);
+    expect(done.exitCode).not.toBe(0);
+    expect(done.stderr).toContain('container not found ("setup")');
   });
 
   it('pipes stdin in, and ends when it closes', async () => {
