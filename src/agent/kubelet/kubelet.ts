@@ -269,6 +269,11 @@ export class Kubelet {
     return this.cri.exec(request);
   }
 
+  /** CRI Attach: where the runtime's streaming server serves this attach (the server's /attach). */
+  streamingAttachUrl(request: Omit<StreamingExecRequest, 'cmd'>): Promise<string> {
+    return this.cri.attach(request);
+  }
+
   /** The kubelet's metrics in the Prometheus text format (its server's /metrics). */
   metricsText(): string {
     return this.metrics.render();

@@ -2,10 +2,10 @@
 // PortForwardREST check before they proxy to the kubelet (pkg/registry/core/pod/strategy.go,
 // streamLocation and PortForwardLocation): the pod, the container, its node and that node's
 // kubelet address; then upstream's upgrade-aware handler refuses a request that is no upgrade
-// ("Upgrade request required"), so a plain GET never answers with the Pod. An exec upgrade over
-// SPDY is joined byte for byte with the kubelet's /exec (the kubelet's answer, 101 or an error,
-// reaches the client as it is). WebSocket upgrades are refused, so kubectl 1.30+ falls back to
-// SPDY; attach and port-forward do not stream yet and say so.
+// ("Upgrade request required"), so a plain GET never answers with the Pod. An exec or attach
+// upgrade over SPDY is joined byte for byte with the kubelet's /exec or /attach (the kubelet's
+// answer, 101 or an error, reaches the client as it is). WebSocket upgrades are refused, so
+// kubectl 1.30+ falls back to SPDY; port-forward does not stream yet and says so.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -73,7 +73,7 @@ function isUpgradeRequest(headers: IncomingHttpHeaders): boolean {
     .some((token) => token.trim() === 'upgrade');
 }
 
-/** streamParams: PodExecOptions as the kubelet's query (`input`, `output`, `error`, `tty` set to 1). */
+/** streamParams: PodExecOptions (PodAttachOptions, without a command) as the kubelet's query (`input`, `output`, `error`, `tty` set to 1). */
 export function kubeletExecQuery(query: URLSearchParams): URLSearchParams {
   const params = new URLSearchParams();
   for (const command of query.getAll('command')) params.append('command', command);
@@ -120,7 +120,7 @@ export function podConnectHandler(deps: PodConnectDeps): PodConnectHandler {
     const { host, port } = kubeletAddress((await deps.nodes().get('', nodeName)) as KubeObject as Node);
     if (!isUpgradeRequest(ctx.headers)) throw badRequest('Upgrade request required');
     const websocket = String(ctx.headers.upgrade ?? '').toLowerCase() === 'websocket';
-    if (subresource !== 'exec' || websocket) {
+    if (subresource === 'portforward' || websocket) {
       throw badRequest(
         `upgrade requests to pods/${subresource}${websocket ? ' over WebSockets' : ''} are not supported yet`,
       );
@@ -128,7 +128,7 @@ export function podConnectHandler(deps: PodConnectDeps): PodConnectHandler {
     const client = ctx.req.socket;
     if (!client) throw badRequest('Upgrade request required');
     const backend = await dialKubelet(host, port, await deps.credentials(), deps.dial);
-    const path = `/exec/${[namespace, name, container].map(encodeURIComponent).join('/')}`;
+    const path = `/${subresource}/${[namespace, name, container].map(encodeURIComponent).join('/')}`;
     const headers = Object.fromEntries(
       Object.entries(ctx.headers).filter(([header]) => !CREDENTIAL_HEADERS.test(header)),
     );

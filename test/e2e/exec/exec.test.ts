@@ -24,12 +24,12 @@ function kubectl128(): string {
 
 let cluster: KubeletCluster;
 
-async function kubectlWith(binary: string, args: string[], input?: string) {
+async function kubectlWith(binary: string, args: string[], input?: string, timeout = 60_000) {
   const result = await execa(binary, ['--context', `tkube-${cluster.name}`, ...args], {
     env: { KUBECONFIG: join(cluster.home, '..', 'kubeconfig') },
     input,
     reject: false,
-    timeout: 60_000,
+    timeout,
   });
   return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
@@ -47,6 +47,36 @@ beforeAll(async () => {
       containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }],
     }),
   );
+  await cluster.pods.create(
+    podOn(cluster.nodes[0]!, 'talker', {
+      containers: [
+        {
+          name: 'main',
+          image: BUSYBOX,
+          command: ['sh', '-c', 'i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.3; done'],
+        },
+      ],
+    }),
+  );
+  // One reader per kubectl: closing an attach's stdin ends a stdinOnce container's input.
+  for (const reader of ['reader-0', 'reader-1']) {
+    await cluster.pods.create(
+      podOn(cluster.nodes[0]!, reader, {
+        containers: [
+          {
+            name: 'main',
+            image: BUSYBOX,
+            stdin: true,
+            stdinOnce: true,
+            command: ['sh', '-c', 'while read line; do echo "got $line"; done; sleep 3600'],
+          },
+        ],
+      }),
+    );
+  }
+  await waitForPod(cluster, 'talker', isRunning, 120_000);
+  await waitForPod(cluster, 'reader-0', isRunning, 120_000);
+  await waitForPod(cluster, 'reader-1', isRunning, 120_000);
   await waitForPod(cluster, 'shell', isRunning, 120_000);
   await waitForPod(cluster, 'inited', isRunning, 120_000);
 }, 300_000);
@@ -85,5 +115,21 @@ describe.each([
   it('pipes stdin in, and ends when it closes', async () => {
     const piped = await kubectlWith(binary, ['exec', '-i', 'shell', '--', 'cat'], 'line one\nline two\n');
     expect(piped, piped.stderr).toMatchObject({ exitCode: 0, stdout: 'line one\nline two' });
+  });
+});
+
+describe.each([
+  ['kubectl 1.33', 'kubectl', 'reader-0'],
+  ['kubectl 1.28', kubectl128(), 'reader-1'],
+])('%s attach', (_, binary, reader) => {
+  it("streams the running container's output", async () => {
+    // attach runs until stopped: the output of a few seconds is enough.
+    const attached = await kubectlWith(binary, ['attach', 'talker'], undefined, 4_000);
+    expect(attached.stdout).toMatch(/tick \d+\ntick \d+/);
+  });
+
+  it('sends stdin to the container', async () => {
+    const attached = await kubectlWith(binary, ['attach', '-i', reader], 'hello\n', 4_000);
+    expect(attached.stdout).toContain('got hello');
   });
 });

@@ -125,6 +125,7 @@ const OPERATION_TYPES: Readonly<Record<string, string>> = {
   ContainerStatus: 'container_status',
   ExecSync: 'exec_sync',
   Exec: 'exec',
+  Attach: 'attach',
   ListImages: 'list_images',
   ImageStatus: 'image_status',
   PullImage: 'pull_image',
@@ -256,6 +257,12 @@ export class CriClient {
   /** Prepares a streaming exec: the URL of the runtime's streaming server that serves it. */
   async exec(request: StreamingExecRequest): Promise<string> {
     const response = await this.runtime<{ url: string }>('Exec', request);
+    return response.url;
+  }
+
+  /** Prepares an attach to the container's own streams: the streaming server's URL for it. */
+  async attach(request: Omit<StreamingExecRequest, 'cmd'>): Promise<string> {
+    const response = await this.runtime<{ url: string }>('Attach', request);
     return response.url;
   }
 

@@ -20,6 +20,7 @@ service RuntimeService {
   rpc ContainerStatus(ContainerStatusRequest) returns (ContainerStatusResponse) {}
   rpc ExecSync(ExecSyncRequest) returns (ExecSyncResponse) {}
   rpc Exec(ExecRequest) returns (ExecResponse) {}
+  rpc Attach(AttachRequest) returns (AttachResponse) {}
   rpc Status(StatusRequest) returns (StatusResponse) {}
 }
 
@@ -349,6 +350,14 @@ message ExecRequest {
   bool stderr = 6;
 }
 message ExecResponse { string url = 1; }
+message AttachRequest {
+  string container_id = 1;
+  bool stdin = 2;
+  bool tty = 3;
+  bool stdout = 4;
+  bool stderr = 5;
+}
+message AttachResponse { string url = 1; }
 message ExecSyncRequest {
   string container_id = 1;
   repeated string cmd = 2;

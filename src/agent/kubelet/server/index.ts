@@ -7,10 +7,11 @@ import { createServer, type Server } from 'node:https';
 import type { Pod } from '../../../api/types/core-v1.generated.js';
 import type { Client } from '../../../client/types.js';
 import { KUBELET_PORT } from '../../node/node-object.js';
+import type { StreamingExecRequest } from '../cri/client.js';
 import { KubeletAuth } from './auth.js';
 import { type ContainerLogSource, containerLogsHandler } from './container-logs.js';
-import { type ExecHost, execUpgrade } from './exec.js';
 import { type KubeletRequest, KubeletRouter, writeRawText, writeText } from './router.js';
+import { streamingUpgrade } from './streaming.js';
 
 export { nodeSubresources } from './auth.js';
 export { containerIdForLogs } from './container-logs.js';
@@ -22,8 +23,9 @@ export interface KubeletServerHost extends ContainerLogSource {
   syncLoopHealthy?(): boolean;
   /** The Prometheus text for /metrics; the route is absent without it. */
   metricsText?(): string;
-  /** CRI Exec for /exec; the route is absent without it. */
-  streamingExecUrl?: ExecHost['streamingExecUrl'];
+  /** CRI Exec and Attach for /exec and /attach; the routes are absent without them. */
+  streamingExecUrl?(request: StreamingExecRequest): Promise<string>;
+  streamingAttachUrl?(request: Omit<StreamingExecRequest, 'cmd'>): Promise<string>;
 }
 
 export interface KubeletServerOptions {
@@ -101,15 +103,23 @@ export function createKubeletRouter(host: KubeletServerHost): KubeletRouter {
     const render = host.metricsText.bind(host);
     router.add({ methods: ['GET'], pattern: '/metrics', handle: metrics(render) });
   }
+  const pods = () => host.pods() as Pod[];
   if (host.streamingExecUrl) {
-    const exec = execUpgrade({
-      pods: () => host.pods() as Pod[],
-      streamingExecUrl: host.streamingExecUrl.bind(host),
-    });
+    const execUrl = host.streamingExecUrl.bind(host);
     router.add({
       methods: ['GET', 'POST'],
       pattern: '/exec/{podNamespace}/{podID}/{containerName}',
-      upgrade: exec,
+      upgrade: streamingUpgrade(pods, (containerId, cmd, streams) =>
+        execUrl({ containerId, cmd, ...streams }),
+      ),
+    });
+  }
+  if (host.streamingAttachUrl) {
+    const attachUrl = host.streamingAttachUrl.bind(host);
+    router.add({
+      methods: ['GET', 'POST'],
+      pattern: '/attach/{podNamespace}/{podID}/{containerName}',
+      upgrade: streamingUpgrade(pods, (containerId, _, streams) => attachUrl({ containerId, ...streams })),
     });
   }
   return router

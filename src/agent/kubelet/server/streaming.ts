@@ -1,18 +1,20 @@
-// The kubelet's /exec/<ns>/<pod>/<container> (pkg/kubelet/server/server.go getExec): the
-// streams asked for (`input`, `output`, `error`, `tty` set to 1, `command` repeated), the pod
-// and its running container, then CRI Exec for a URL on the runtime's streaming server, and the
-// upgraded connection proxied there; the runtime speaks the remotecommand protocols itself.
+// The kubelet's /exec and /attach/<ns>/<pod>/<container> (pkg/kubelet/server/server.go getExec,
+// getAttach): the streams asked for (`input`, `output`, `error`, `tty` set to 1, `command`
+// repeated for exec), the pod and its running container, then CRI Exec or Attach for a URL on the
+// runtime's streaming server, and the upgraded connection proxied there; the runtime speaks the
+// remotecommand protocols itself.
 import { connect } from 'node:net';
 import type { Pod } from '../../../api/types/core-v1.generated.js';
 import { joinUpgraded, requestHead } from '../../../api/upgrade-proxy.js';
 import type { StreamingExecRequest } from '../cri/client.js';
 import { type KubeletUpgradeRequest, writeRawText } from './router.js';
 
-export interface ExecHost {
-  pods(): readonly Pod[];
-  /** CRI Exec: the streaming server's URL for this exec. */
-  streamingExecUrl(request: StreamingExecRequest): Promise<string>;
-}
+/** What the runtime is asked for (CRI Exec or Attach): the streaming server's URL. */
+export type PrepareStream = (
+  containerId: string,
+  command: readonly string[],
+  streams: Omit<StreamingExecRequest, 'containerId' | 'cmd'>,
+) => Promise<string>;
 
 /** The running container's runtime id, without its `containerd://` scheme; undefined if none. */
 export function runningContainerId(pod: Pod, containerName: string): string | undefined {
@@ -37,15 +39,15 @@ export function streamOptions(query: URLSearchParams): Omit<StreamingExecRequest
   };
 }
 
-export function execUpgrade(host: ExecHost) {
+export function streamingUpgrade(pods: () => readonly Pod[], prepare: PrepareStream) {
   return async ({ req, socket, head, params, query }: KubeletUpgradeRequest): Promise<void> => {
     const streams = streamOptions(query);
     if (!streams.stdin && !streams.stdout && !streams.stderr) {
       return writeRawText(socket, 400, 'Bad Request', 'you must specify at least 1 of stdin, stdout, stderr');
     }
-    const pod = host
-      .pods()
-      .find((p) => p.metadata?.namespace === params.podNamespace && p.metadata?.name === params.podID);
+    const pod = pods().find(
+      (p) => p.metadata?.namespace === params.podNamespace && p.metadata?.name === params.podID,
+    );
     if (!pod) return writeRawText(socket, 404, 'Not Found', 'pod does not exist');
     const containerId = runningContainerId(pod, params.containerName ?? '');
     if (!containerId) {
@@ -58,7 +60,7 @@ export function execUpgrade(host: ExecHost) {
     }
     let url: URL;
     try {
-      url = new URL(await host.streamingExecUrl({ containerId, cmd: query.getAll('command'), ...streams }));
+      url = new URL(await prepare(containerId, query.getAll('command'), streams));
     } catch (error) {
       return writeRawText(socket, 500, 'Internal Server Error', (error as Error).message);
     }
