@@ -274,6 +274,14 @@ export class Kubelet {
     return this.cri.attach(request);
   }
 
+  /** CRI PortForward into the pod's ready sandbox (the server's /portForward). */
+  async streamingPortForwardUrl(podUid: string, ports: readonly number[]): Promise<string> {
+    const runtime = await this.reader.read(podUid);
+    const sandbox = runtime.sandboxes.find((s) => s.ready);
+    if (!sandbox) throw new Error(`failed to find sandboxID for pod ${podUid}`);
+    return this.cri.portForward(sandbox.id, ports);
+  }
+
   /** The kubelet's metrics in the Prometheus text format (its server's /metrics). */
   metricsText(): string {
     return this.metrics.render();

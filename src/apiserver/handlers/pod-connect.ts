@@ -5,7 +5,7 @@
 // ("Upgrade request required"), so a plain GET never answers with the Pod. An exec or attach
 // upgrade over SPDY is joined byte for byte with the kubelet's /exec or /attach (the kubelet's
 // answer, 101 or an error, reaches the client as it is). WebSocket upgrades are refused, so
-// kubectl 1.30+ falls back to SPDY; port-forward does not stream yet and says so.
+// kubectl 1.30+ falls back to SPDY. Port forwarding goes the same way to the kubelet's /portForward.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -82,6 +82,13 @@ export function kubeletExecQuery(query: URLSearchParams): URLSearchParams {
   return params;
 }
 
+/** PodPortForwardOptions as the kubelet's query: a `port` for each of `ports`. */
+export function kubeletPortForwardQuery(query: URLSearchParams): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const port of query.getAll('ports')) params.append('port', port);
+  return params;
+}
+
 /** A TLS connection to the kubelet with the apiserver's client certificate. */
 async function dialKubelet(
   host: string,
@@ -120,19 +127,22 @@ export function podConnectHandler(deps: PodConnectDeps): PodConnectHandler {
     const { host, port } = kubeletAddress((await deps.nodes().get('', nodeName)) as KubeObject as Node);
     if (!isUpgradeRequest(ctx.headers)) throw badRequest('Upgrade request required');
     const websocket = String(ctx.headers.upgrade ?? '').toLowerCase() === 'websocket';
-    if (subresource === 'portforward' || websocket) {
-      throw badRequest(
-        `upgrade requests to pods/${subresource}${websocket ? ' over WebSockets' : ''} are not supported yet`,
-      );
+    if (websocket) {
+      throw badRequest(`upgrade requests to pods/${subresource} over WebSockets are not supported yet`);
     }
     const client = ctx.req.socket;
     if (!client) throw badRequest('Upgrade request required');
     const backend = await dialKubelet(host, port, await deps.credentials(), deps.dial);
-    const path = `/${subresource}/${[namespace, name, container].map(encodeURIComponent).join('/')}`;
+    const path =
+      subresource === 'portforward'
+        ? `/portForward/${[namespace, name].map(encodeURIComponent).join('/')}`
+        : `/${subresource}/${[namespace, name, container].map(encodeURIComponent).join('/')}`;
     const headers = Object.fromEntries(
       Object.entries(ctx.headers).filter(([header]) => !CREDENTIAL_HEADERS.test(header)),
     );
-    const target = `${path}?${kubeletExecQuery(ctx.query).toString()}`;
+    const query =
+      subresource === 'portforward' ? kubeletPortForwardQuery(ctx.query) : kubeletExecQuery(ctx.query);
+    const target = `${path}?${query.toString()}`;
     const hostHeader = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
     await joinUpgraded(
       client,

@@ -74,6 +74,18 @@ beforeAll(async () => {
       }),
     );
   }
+  await cluster.pods.create(
+    podOn(cluster.nodes[0]!, 'web', {
+      containers: [
+        {
+          name: 'main',
+          image: BUSYBOX,
+          command: ['sh', '-c', 'echo served > /tmp/index.html; httpd -f -p 8080 -h /tmp'],
+        },
+      ],
+    }),
+  );
+  await waitForPod(cluster, 'web', isRunning, 120_000);
   await waitForPod(cluster, 'talker', isRunning, 120_000);
   await waitForPod(cluster, 'reader-0', isRunning, 120_000);
   await waitForPod(cluster, 'reader-1', isRunning, 120_000);
@@ -131,5 +143,38 @@ describe.each([
   it('sends stdin to the container', async () => {
     const attached = await kubectlWith(binary, ['attach', '-i', reader], 'hello\n', 4_000);
     expect(attached.stdout).toContain('got hello');
+  });
+});
+
+describe.each([
+  ['kubectl 1.33', 'kubectl', 18_431],
+  ['kubectl 1.28', kubectl128(), 18_432],
+])('%s port-forward', (_, binary, localPort) => {
+  it("forwards local connections to the pod's port, many at once", async () => {
+    const forward = execa(
+      binary,
+      ['--context', `tkube-${cluster.name}`, 'port-forward', 'pod/web', `${localPort}:8080`],
+      {
+        env: { KUBECONFIG: join(cluster.home, '..', 'kubeconfig') },
+        reject: false,
+      },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        forward.stdout?.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('Forwarding from')) resolve();
+        });
+        void forward.then((result) => reject(new Error(`port-forward ended: ${result.stderr}`)));
+      });
+      const bodies = await Promise.all(
+        Array.from({ length: 10 }, async () =>
+          (await fetch(`http://127.0.0.1:${localPort}/index.html`)).text(),
+        ),
+      );
+      expect(bodies).toEqual(Array.from({ length: 10 }, () => 'served\n'));
+    } finally {
+      forward.kill();
+      await forward;
+    }
   });
 });

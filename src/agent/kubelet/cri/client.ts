@@ -126,6 +126,7 @@ const OPERATION_TYPES: Readonly<Record<string, string>> = {
   ExecSync: 'exec_sync',
   Exec: 'exec',
   Attach: 'attach',
+  PortForward: 'port_forward',
   ListImages: 'list_images',
   ImageStatus: 'image_status',
   PullImage: 'pull_image',
@@ -263,6 +264,12 @@ export class CriClient {
   /** Prepares an attach to the container's own streams: the streaming server's URL for it. */
   async attach(request: Omit<StreamingExecRequest, 'cmd'>): Promise<string> {
     const response = await this.runtime<{ url: string }>('Attach', request);
+    return response.url;
+  }
+
+  /** Prepares port forwarding into the sandbox's network: the streaming server's URL for it. */
+  async portForward(podSandboxId: string, ports: readonly number[]): Promise<string> {
+    const response = await this.runtime<{ url: string }>('PortForward', { podSandboxId, port: ports });
     return response.url;
   }
 

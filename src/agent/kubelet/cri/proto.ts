@@ -21,6 +21,7 @@ service RuntimeService {
   rpc ExecSync(ExecSyncRequest) returns (ExecSyncResponse) {}
   rpc Exec(ExecRequest) returns (ExecResponse) {}
   rpc Attach(AttachRequest) returns (AttachResponse) {}
+  rpc PortForward(PortForwardRequest) returns (PortForwardResponse) {}
   rpc Status(StatusRequest) returns (StatusResponse) {}
 }
 
@@ -358,6 +359,11 @@ message AttachRequest {
   bool stderr = 5;
 }
 message AttachResponse { string url = 1; }
+message PortForwardRequest {
+  string pod_sandbox_id = 1;
+  repeated int32 port = 2;
+}
+message PortForwardResponse { string url = 1; }
 message ExecSyncRequest {
   string container_id = 1;
   repeated string cmd = 2;

@@ -11,7 +11,7 @@ import type { StreamingExecRequest } from '../cri/client.js';
 import { KubeletAuth } from './auth.js';
 import { type ContainerLogSource, containerLogsHandler } from './container-logs.js';
 import { type KubeletRequest, KubeletRouter, writeRawText, writeText } from './router.js';
-import { streamingUpgrade } from './streaming.js';
+import { portForwardUpgrade, streamingUpgrade } from './streaming.js';
 
 export { nodeSubresources } from './auth.js';
 export { containerIdForLogs } from './container-logs.js';
@@ -26,6 +26,8 @@ export interface KubeletServerHost extends ContainerLogSource {
   /** CRI Exec and Attach for /exec and /attach; the routes are absent without them. */
   streamingExecUrl?(request: StreamingExecRequest): Promise<string>;
   streamingAttachUrl?(request: Omit<StreamingExecRequest, 'cmd'>): Promise<string>;
+  /** CRI PortForward for /portForward; the route is absent without it. */
+  streamingPortForwardUrl?(podUid: string, ports: readonly number[]): Promise<string>;
 }
 
 export interface KubeletServerOptions {
@@ -120,6 +122,14 @@ export function createKubeletRouter(host: KubeletServerHost): KubeletRouter {
       methods: ['GET', 'POST'],
       pattern: '/attach/{podNamespace}/{podID}/{containerName}',
       upgrade: streamingUpgrade(pods, (containerId, _, streams) => attachUrl({ containerId, ...streams })),
+    });
+  }
+  if (host.streamingPortForwardUrl) {
+    const portForwardUrl = host.streamingPortForwardUrl.bind(host);
+    router.add({
+      methods: ['GET', 'POST'],
+      pattern: '/portForward/{podNamespace}/{podID}',
+      upgrade: portForwardUpgrade(pods, portForwardUrl),
     });
   }
   return router
