@@ -1,13 +1,16 @@
-// `kubectl exec` on a real node: the apiserver joins the upgraded connection to the kubelet's
-// /exec, the kubelet to containerd's streaming server. kubectl 1.33 tries WebSockets first and
-// falls back to SPDY; kubectl 1.28 speaks SPDY only. Output, stderr kept apart, stdin piped in,
-// exit codes, and the apiserver's checks.
-import { existsSync, realpathSync } from 'node:fs';
+// `kubectl exec`, `attach`, `port-forward` and `cp` on a real node: the apiserver joins the
+// upgraded connection to the kubelet's /exec, /attach or /portForward, the kubelet to containerd's
+// streaming server. kubectl 1.33 tries WebSockets first and falls back to SPDY; kubectl 1.28
+// speaks SPDY only. Output, stderr kept apart, stdin piped in, exit codes, the kubelet's errors.
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tkube } from '../../support/cli.js';
 import {
   BUSYBOX,
+  buildBusyboxImage,
   isRunning,
   type KubeletCluster,
   podOn,
@@ -23,6 +26,8 @@ function kubectl128(): string {
 }
 
 let cluster: KubeletCluster;
+/** The busybox image with tar, under a tag of this suite's own (other suites build the shared one). */
+const BUSYBOX_TAR = 'tkube-test/busybox-ex:1';
 
 async function kubectlWith(binary: string, args: string[], input?: string, timeout = 60_000) {
   const result = await execa(binary, ['--context', `tkube-${cluster.name}`, ...args], {
@@ -36,9 +41,13 @@ async function kubectlWith(binary: string, args: string[], input?: string, timeo
 
 beforeAll(async () => {
   cluster = await startKubeletCluster('ex', 1);
+  await buildBusyboxImage(BUSYBOX_TAR);
+  const env = { TKUBE_HOME: cluster.home, KUBECONFIG: join(cluster.home, '..', 'kubeconfig') };
+  const load = await tkube(['load', 'image', BUSYBOX_TAR, '--name', cluster.name], env);
+  if (load.exitCode !== 0) throw new Error(`tkube load image failed: ${load.stderr}`);
   await cluster.pods.create(
     podOn(cluster.nodes[0]!, 'shell', {
-      containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }],
+      containers: [{ name: 'main', image: BUSYBOX_TAR, command: ['sleep', '3600'] }],
     }),
   );
   await cluster.pods.create(
@@ -176,5 +185,24 @@ describe.each([
       forward.kill();
       await forward;
     }
+  });
+});
+
+describe.each([
+  ['kubectl 1.33', 'kubectl'],
+  ['kubectl 1.28', kubectl128()],
+])('%s cp', (version, binary) => {
+  it('copies a file into the container and back (tar over exec)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tkube-cp-'));
+    const content = `${version}\n${'x'.repeat(100_000)}\n`;
+    writeFileSync(join(dir, 'in.txt'), content);
+    const remote = `/tmp/${version.replace(/\W/g, '')}.txt`;
+    const into = await kubectlWith(binary, ['cp', join(dir, 'in.txt'), `shell:${remote}`]);
+    expect(into.exitCode, into.stderr).toBe(0);
+    const read = await kubectlWith(binary, ['exec', 'shell', '--', 'cat', remote]);
+    expect(read.stdout).toBe(content.trimEnd());
+    const back = await kubectlWith(binary, ['cp', `shell:${remote}`, join(dir, 'out.txt')]);
+    expect(back.exitCode, back.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'out.txt'), 'utf8')).toBe(content);
   });
 });
