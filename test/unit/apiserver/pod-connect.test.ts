@@ -2,6 +2,7 @@
 // upstream's checks (pod, container, node) and its "Upgrade request required" for a request that
 // is no upgrade, so a plain GET never answers with the Pod (issue 21).
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { execa } from 'execa';
@@ -145,4 +146,41 @@ describe('upgrade requests', () => {
       );
     },
   );
+
+  it('refuses a WebSocket upgrade with a 400 Status over HTTP/1.1, so kubectl falls back to SPDY', async () => {
+    const read = (name: string) => readFileSync(join(dir, 'pki', name));
+    const answer = await new Promise<{ code: number; body: string }>((resolve, reject) => {
+      const outgoing = request({
+        host: '127.0.0.1',
+        port: controlPlane.port,
+        path: '/api/v1/namespaces/connect/pods/one/exec?command=true&stdout=true',
+        ca: read('ca.crt'),
+        cert: read('admin.crt'),
+        key: read('admin.key'),
+        headers: {
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          'sec-websocket-version': '13',
+          'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'sec-websocket-protocol': 'v5.channel.k8s.io',
+        },
+      });
+      outgoing.on('upgrade', () => reject(new Error('upgraded')));
+      outgoing.on('response', (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        response.on('end', () => resolve({ code: response.statusCode ?? 0, body }));
+      });
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+    expect(answer.code).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      kind: 'Status',
+      reason: 'BadRequest',
+      message: 'upgrade requests to pods/exec over WebSockets are not supported yet',
+    });
+  });
 });
