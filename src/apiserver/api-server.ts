@@ -40,6 +40,7 @@ import {
 import { serveAccessReview, serveRulesReview } from './handlers/authorization-reviews.js';
 import type { KubeletClientCredentials } from './handlers/kubelet-connection.js';
 import { nodeProxyHandler } from './handlers/node-proxy.js';
+import { podConnectHandler } from './handlers/pod-connect.js';
 import { podEvictionHandler } from './handlers/pod-eviction.js';
 import { podLogsHandler } from './handlers/pod-logs.js';
 import { podProxyHandler } from './handlers/pod-proxy.js';
@@ -129,6 +130,7 @@ export class ApiServer {
         credentials: kubeletCredentials,
         dial,
       }),
+      podConnect: podConnectHandler({ nodes: () => core('nodes'), credentials: kubeletCredentials, dial }),
       nodeProxy: nodeProxyHandler({ credentials: kubeletCredentials, dial }),
       podProxy: podProxyHandler({ dial }),
       serviceProxy: serviceProxyHandler({

@@ -1,4 +1,5 @@
 import { chmodSync, mkdirSync } from 'node:fs';
+import { type IncomingMessage, ServerResponse } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
@@ -128,6 +129,16 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
       widenConnectionWindow(session);
       sessions.add(session);
       session.on('close', () => sessions.delete(session));
+    });
+    // HTTP/1.1 upgrade requests (exec over SPDY) take the same path as any request; their handler
+    // may take over the connection, else it answers once and the connection closes.
+    server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      if (head.length > 0) socket.unshift(head);
+      const res = new ServerResponse(req);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket);
+      res.on('finish', () => socket.end());
+      apiServer.handle(req, res);
     });
     server.on('secureConnection', (socket: Socket) => {
       sockets.add(socket);

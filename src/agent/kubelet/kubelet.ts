@@ -18,7 +18,7 @@ import { Backoff } from './backoff.js';
 import { CLUSTER_DNS_IP, CLUSTER_DOMAIN, type DnsSettings } from './config/dns.js';
 import { applyPodCgroup, removePodCgroup } from './config/pod-cgroup.js';
 import { POD_LOGS_ROOT, podLogDirectory } from './config/sandbox-config.js';
-import { CriClient, isCriNotFound } from './cri/client.js';
+import { CriClient, isCriNotFound, type StreamingExecRequest } from './cri/client.js';
 import { serviceEnvironment } from './env/service-env.js';
 import { ImageManager, type RecordEvent } from './images/image-manager.js';
 import type { ExecInContainer } from './lifecycle/hooks.js';
@@ -262,6 +262,24 @@ export class Kubelet {
       if (isCriNotFound(error)) return undefined;
       throw error;
     }
+  }
+
+  /** CRI Exec: where the runtime's streaming server serves this exec (the server's /exec). */
+  streamingExecUrl(request: StreamingExecRequest): Promise<string> {
+    return this.cri.exec(request);
+  }
+
+  /** CRI Attach: where the runtime's streaming server serves this attach (the server's /attach). */
+  streamingAttachUrl(request: Omit<StreamingExecRequest, 'cmd'>): Promise<string> {
+    return this.cri.attach(request);
+  }
+
+  /** CRI PortForward into the pod's ready sandbox (the server's /portForward). */
+  async streamingPortForwardUrl(podUid: string, ports: readonly number[]): Promise<string> {
+    const runtime = await this.reader.read(podUid);
+    const sandbox = runtime.sandboxes.find((s) => s.ready);
+    if (!sandbox) throw new Error(`failed to find sandboxID for pod ${podUid}`);
+    return this.cri.portForward(sandbox.id, ports);
   }
 
   /** The kubelet's metrics in the Prometheus text format (its server's /metrics). */

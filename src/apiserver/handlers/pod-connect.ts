@@ -1,32 +1,154 @@
-// The part of kube-apiserver's pods/exec, pods/attach and pods/portforward (ExecREST, AttachREST,
-// PortForwardREST with the upgrade-aware handler's UpgradeRequired) that answers a request which
-// is not an upgrade: these subresources stream or refuse, and never serve the Pod itself.
+// pods/exec, pods/attach and pods/portforward: what kube-apiserver's ExecREST, AttachREST and
+// PortForwardREST check before they proxy to the kubelet (pkg/registry/core/pod/strategy.go,
+// streamLocation and PortForwardLocation): the pod, the container, its node and that node's
+// kubelet address; then upstream's upgrade-aware handler refuses a request that is no upgrade
+// ("Upgrade request required"), so a plain GET never answers with the Pod. An exec or attach
+// upgrade over SPDY is joined byte for byte with the kubelet's /exec or /attach (the kubelet's
+// answer, 101 or an error, reaches the client as it is). WebSocket upgrades are refused, so
+// kubectl 1.30+ falls back to SPDY. Port forwarding goes the same way to the kubelet's /portForward.
+import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
+import { dialErrorText } from '../../api/go-net-errors.js';
+import type { KubeObject } from '../../api/object.js';
+import type { Node, Pod } from '../../api/types/core-v1.generated.js';
+import { joinUpgraded, requestHead } from '../../api/upgrade-proxy.js';
+import { queryBool } from '../http/query-bool.js';
 import type { RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import { badRequest } from '../status.js';
+import { badRequest, internalError } from '../status.js';
+import { type KubeletClientCredentials, type KubeletRequest, kubeletAddress } from './kubelet-connection.js';
 
-/** The pod subresources that exist only as upgraded streams. */
-export const POD_CONNECT_SUBRESOURCES: ReadonlySet<string> = new Set(['exec', 'attach', 'portforward']);
+/** The subresources that connect to a stream in a container. */
+export const POD_CONNECT_SUBRESOURCES = ['attach', 'exec', 'portforward'] as const;
+export type PodConnectSubresource = (typeof POD_CONNECT_SUBRESOURCES)[number];
+
+export function isPodConnectSubresource(name: string): name is PodConnectSubresource {
+  return (POD_CONNECT_SUBRESOURCES as readonly string[]).includes(name);
+}
+
+export interface PodConnectDeps {
+  readonly nodes: () => ResourceStore;
+  readonly credentials: () => Promise<KubeletClientCredentials>;
+  /** How the kubelet is reached (directly or through its node's tunnel). */
+  readonly dial?: KubeletRequest['dial'];
+}
+
+/** The caller's credentials stay here. */
+const CREDENTIAL_HEADERS = /^(authorization|impersonate-.*)$/i;
+
+export type PodConnectHandler = (
+  ctx: RequestContext,
+  pods: ResourceStore,
+  namespace: string,
+  name: string,
+  subresource: PodConnectSubresource,
+) => Promise<void>;
+
+/** streamLocation's container: the one named (any kind of container), or the only app container. */
+export function streamContainerName(pod: Pod, requested: string): string {
+  const name = pod.metadata?.name ?? '';
+  const spec = pod.spec;
+  const containers = spec?.containers ?? [];
+  if (requested === '') {
+    if (containers.length === 1) return containers[0]!.name;
+    if (containers.length === 0) throw badRequest(`a container name must be specified for pod ${name}`);
+    const init = (spec?.initContainers ?? []).map((c) => c.name);
+    let message = `a container name must be specified for pod ${name}, choose one of: [${containers.map((c) => c.name).join(' ')}]`;
+    if (init.length > 0) message += ` or one of the init containers: [${init.join(' ')}]`;
+    throw badRequest(message);
+  }
+  const known = [...(spec?.initContainers ?? []), ...containers, ...(spec?.ephemeralContainers ?? [])];
+  if (!known.some((c) => c.name === requested))
+    throw badRequest(`container ${requested} is not valid for pod ${name}`);
+  return requested;
+}
 
 /** httpstream.IsUpgradeRequest: a Connection header naming Upgrade. */
-export function isUpgradeRequest(ctx: RequestContext): boolean {
-  return String(ctx.headers.connection ?? '')
+function isUpgradeRequest(headers: IncomingHttpHeaders): boolean {
+  return String(headers.connection ?? '')
     .toLowerCase()
     .split(',')
     .some((token) => token.trim() === 'upgrade');
 }
 
-/**
- * Looks the pod up (404 when it is absent, as upstream's location lookup does) and refuses a
- * request that does not ask to upgrade with upstream's 400 "Upgrade request required".
- */
-export async function refuseUnupgradedConnect(
-  ctx: RequestContext,
-  pods: ResourceStore,
-  namespace: string,
-  name: string,
-): Promise<void> {
-  await pods.get(namespace, name);
-  if (!isUpgradeRequest(ctx)) throw badRequest('Upgrade request required');
-  throw badRequest('streaming connections to pods are not supported by this server');
+/** streamParams: PodExecOptions (PodAttachOptions, without a command) as the kubelet's query (`input`, `output`, `error`, `tty` set to 1). */
+export function kubeletExecQuery(query: URLSearchParams): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const command of query.getAll('command')) params.append('command', command);
+  const flags = { stdin: 'input', stdout: 'output', stderr: 'error', tty: 'tty' } as const;
+  for (const [option, param] of Object.entries(flags)) if (queryBool(query, option)) params.set(param, '1');
+  return params;
+}
+
+/** PodPortForwardOptions as the kubelet's query: a `port` for each of `ports`. */
+export function kubeletPortForwardQuery(query: URLSearchParams): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const port of query.getAll('ports')) params.append('port', port);
+  return params;
+}
+
+/** A TLS connection to the kubelet with the apiserver's client certificate. */
+async function dialKubelet(
+  host: string,
+  port: number,
+  credentials: KubeletClientCredentials,
+  dial: KubeletRequest['dial'],
+): Promise<Duplex> {
+  const address = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+  try {
+    const raw = dial ? await dial(host, port) : undefined;
+    const socket = tlsConnect({
+      ...(raw ? { socket: raw, host } : { host, port }),
+      ...(isIP(host) === 0 && { servername: host }),
+      ca: credentials.caPem,
+      cert: credentials.certificatePem,
+      key: credentials.privateKeyPem,
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('secureConnect', resolve);
+      socket.once('error', reject);
+    });
+    return socket;
+  } catch (error) {
+    throw internalError(new Error(`error dialing backend: ${dialErrorText(address, error)}`));
+  }
+}
+
+export function podConnectHandler(deps: PodConnectDeps): PodConnectHandler {
+  return async (ctx, pods, namespace, name, subresource) => {
+    const pod = (await pods.get(namespace, name)) as KubeObject as Pod;
+    // Port forwarding reaches the pod's network, not one container.
+    const container =
+      subresource === 'portforward' ? '' : streamContainerName(pod, ctx.query.get('container') ?? '');
+    const nodeName = pod.spec?.nodeName ?? '';
+    if (nodeName === '') throw badRequest(`pod ${name} does not have a host assigned`);
+    const { host, port } = kubeletAddress((await deps.nodes().get('', nodeName)) as KubeObject as Node);
+    if (!isUpgradeRequest(ctx.headers)) throw badRequest('Upgrade request required');
+    const websocket = String(ctx.headers.upgrade ?? '').toLowerCase() === 'websocket';
+    if (websocket) {
+      throw badRequest(`upgrade requests to pods/${subresource} over WebSockets are not supported yet`);
+    }
+    const client = ctx.req.socket;
+    if (!client) throw badRequest('Upgrade request required');
+    const backend = await dialKubelet(host, port, await deps.credentials(), deps.dial);
+    const path =
+      subresource === 'portforward'
+        ? `/portForward/${[namespace, name].map(encodeURIComponent).join('/')}`
+        : `/${subresource}/${[namespace, name, container].map(encodeURIComponent).join('/')}`;
+    const headers = Object.fromEntries(
+      Object.entries(ctx.headers).filter(([header]) => !CREDENTIAL_HEADERS.test(header)),
+    );
+    const query =
+      subresource === 'portforward' ? kubeletPortForwardQuery(ctx.query) : kubeletExecQuery(ctx.query);
+    const target = `${path}?${query.toString()}`;
+    const hostHeader = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+    await joinUpgraded(
+      client,
+      backend,
+      requestHead(ctx.method, target, hostHeader, headers),
+      Buffer.alloc(0),
+    );
+  };
 }

@@ -54,7 +54,7 @@ import {
   updateManager,
 } from './apply-patch.js';
 import { listBodyText } from './list-body.js';
-import { POD_CONNECT_SUBRESOURCES, refuseUnupgradedConnect } from './pod-connect.js';
+import { isPodConnectSubresource, type PodConnectHandler } from './pod-connect.js';
 import type { PodEvictionHandler } from './pod-eviction.js';
 import type { ProxyHandler } from './proxy-forward.js';
 import { includeObjectParam, loadPrinters, renderList, renderObject } from './render.js';
@@ -69,6 +69,8 @@ export interface ResourceHandlerDeps {
   podLogs?(ctx: RequestContext, pods: ResourceStore, namespace: string, name: string): Promise<void>;
   /** pods/eviction: deletes the pod if its disruption budget allows (pod-eviction.ts). */
   podEviction?: PodEvictionHandler;
+  /** pods/exec, pods/attach, pods/portforward (pod-connect.ts). */
+  podConnect?: PodConnectHandler;
   /** nodes/proxy: forwards the request to the node's kubelet (node-proxy.ts). */
   nodeProxy?: ProxyHandler;
   /** pods/proxy and services/proxy: forward to the pod, or a ready endpoint (pod-proxy.ts, service-proxy.ts). */
@@ -108,9 +110,11 @@ export class ResourceHandler {
     const namespace = info.namespaced ? request.namespace : '';
     if (info.namespaced && namespace === '' && !['list', 'watch'].includes(request.verb))
       throw notFoundPath();
-    // exec, attach and portforward stream or refuse: they never fall through to serving the Pod.
-    if (info.group === '' && info.resource === 'pods' && POD_CONNECT_SUBRESOURCES.has(sub))
-      return refuseUnupgradedConnect(ctx, resources, namespace, request.name);
+    // A connect subresource never falls through to get or create: a GET must not answer with the Pod.
+    if (info.group === '' && info.resource === 'pods' && isPodConnectSubresource(sub)) {
+      if (!this.deps.podConnect) throw notFoundPath();
+      return this.deps.podConnect(ctx, resources, namespace, request.name, sub);
+    }
     const dryRun = dryRunOf(ctx.query);
     const deprecation =
       resources.custom?.deprecationWarning ?? deprecationWarning(info.group, info.version, info.resource);

@@ -31,6 +31,8 @@ const APPLETS = [
   'true',
   'nslookup',
   'chroot',
+  // kubectl cp runs tar in the container.
+  'tar',
 ];
 
 /** busybox-static and its applets as an image, `docker import`ed: nothing is pulled. */

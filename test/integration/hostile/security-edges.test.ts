@@ -93,7 +93,10 @@ describe('security edges', () => {
         for (const query of queries) {
           const response = await call(method, `${PODS}/connect/${sub}${query}`);
           expect(response.text).not.toContain(secret);
-          expectStatus(response, 400, 'BadRequest', 'Upgrade request required');
+          // Upstream checks the pod's placement before the upgrade (streamLocation, then the
+          // upgrade-aware handler): this pod is not scheduled. A scheduled pod's plain request
+          // gets "Upgrade request required" (test/unit/apiserver/pod-connect.test.ts).
+          expectStatus(response, 400, 'BadRequest', 'pod connect does not have a host assigned');
         }
       }
       expectStatus(await call('GET', `${PODS}/absent/${sub}`), 404, 'NotFound', 'pods "absent" not found');

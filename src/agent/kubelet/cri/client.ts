@@ -24,6 +24,16 @@ import type {
   VersionResponse,
 } from './types.js';
 
+/** CRI ExecRequest: the command and the streams the client wants. */
+export interface StreamingExecRequest {
+  readonly containerId: string;
+  readonly cmd: readonly string[];
+  readonly tty: boolean;
+  readonly stdin: boolean;
+  readonly stdout: boolean;
+  readonly stderr: boolean;
+}
+
 export const DEFAULT_CRI_ENDPOINT = 'unix:///run/containerd/containerd.sock';
 /** The kubelet's --runtime-request-timeout default. */
 const REQUEST_TIMEOUT_MS = 2 * 60_000;
@@ -114,6 +124,9 @@ const OPERATION_TYPES: Readonly<Record<string, string>> = {
   ListContainers: 'list_containers',
   ContainerStatus: 'container_status',
   ExecSync: 'exec_sync',
+  Exec: 'exec',
+  Attach: 'attach',
+  PortForward: 'port_forward',
   ListImages: 'list_images',
   ImageStatus: 'image_status',
   PullImage: 'pull_image',
@@ -240,6 +253,24 @@ export class CriClient {
   execSync(containerId: string, cmd: readonly string[], timeoutSeconds: number): Promise<ExecSyncResponse> {
     const deadline = timeoutSeconds > 0 ? timeoutSeconds * 1000 + 5_000 : 24 * 3600_000;
     return this.runtime('ExecSync', { containerId, cmd, timeout: timeoutSeconds }, deadline);
+  }
+
+  /** Prepares a streaming exec: the URL of the runtime's streaming server that serves it. */
+  async exec(request: StreamingExecRequest): Promise<string> {
+    const response = await this.runtime<{ url: string }>('Exec', request);
+    return response.url;
+  }
+
+  /** Prepares an attach to the container's own streams: the streaming server's URL for it. */
+  async attach(request: Omit<StreamingExecRequest, 'cmd'>): Promise<string> {
+    const response = await this.runtime<{ url: string }>('Attach', request);
+    return response.url;
+  }
+
+  /** Prepares port forwarding into the sandbox's network: the streaming server's URL for it. */
+  async portForward(podSandboxId: string, ports: readonly number[]): Promise<string> {
+    const response = await this.runtime<{ url: string }>('PortForward', { podSandboxId, port: ports });
+    return response.url;
   }
 
   async listImages(image?: ImageSpec): Promise<Image[]> {

@@ -19,6 +19,9 @@ service RuntimeService {
   rpc ListContainers(ListContainersRequest) returns (ListContainersResponse) {}
   rpc ContainerStatus(ContainerStatusRequest) returns (ContainerStatusResponse) {}
   rpc ExecSync(ExecSyncRequest) returns (ExecSyncResponse) {}
+  rpc Exec(ExecRequest) returns (ExecResponse) {}
+  rpc Attach(AttachRequest) returns (AttachResponse) {}
+  rpc PortForward(PortForwardRequest) returns (PortForwardResponse) {}
   rpc Status(StatusRequest) returns (StatusResponse) {}
 }
 
@@ -339,6 +342,28 @@ message ContainerStatus {
 }
 message ContainerStatusResponse { ContainerStatus status = 1; }
 
+message ExecRequest {
+  string container_id = 1;
+  repeated string cmd = 2;
+  bool tty = 3;
+  bool stdin = 4;
+  bool stdout = 5;
+  bool stderr = 6;
+}
+message ExecResponse { string url = 1; }
+message AttachRequest {
+  string container_id = 1;
+  bool stdin = 2;
+  bool tty = 3;
+  bool stdout = 4;
+  bool stderr = 5;
+}
+message AttachResponse { string url = 1; }
+message PortForwardRequest {
+  string pod_sandbox_id = 1;
+  repeated int32 port = 2;
+}
+message PortForwardResponse { string url = 1; }
 message ExecSyncRequest {
   string container_id = 1;
   repeated string cmd = 2;

@@ -7,9 +7,11 @@ import { createServer, type Server } from 'node:https';
 import type { Pod } from '../../../api/types/core-v1.generated.js';
 import type { Client } from '../../../client/types.js';
 import { KUBELET_PORT } from '../../node/node-object.js';
+import type { StreamingExecRequest } from '../cri/client.js';
 import { KubeletAuth } from './auth.js';
 import { type ContainerLogSource, containerLogsHandler } from './container-logs.js';
 import { type KubeletRequest, KubeletRouter, writeRawText, writeText } from './router.js';
+import { portForwardUpgrade, streamingUpgrade } from './streaming.js';
 
 export { nodeSubresources } from './auth.js';
 export { containerIdForLogs } from './container-logs.js';
@@ -21,6 +23,11 @@ export interface KubeletServerHost extends ContainerLogSource {
   syncLoopHealthy?(): boolean;
   /** The Prometheus text for /metrics; the route is absent without it. */
   metricsText?(): string;
+  /** CRI Exec and Attach for /exec and /attach; the routes are absent without them. */
+  streamingExecUrl?(request: StreamingExecRequest): Promise<string>;
+  streamingAttachUrl?(request: Omit<StreamingExecRequest, 'cmd'>): Promise<string>;
+  /** CRI PortForward for /portForward; the route is absent without it. */
+  streamingPortForwardUrl?(podUid: string, ports: readonly number[]): Promise<string>;
 }
 
 export interface KubeletServerOptions {
@@ -97,6 +104,33 @@ export function createKubeletRouter(host: KubeletServerHost): KubeletRouter {
   if (host.metricsText) {
     const render = host.metricsText.bind(host);
     router.add({ methods: ['GET'], pattern: '/metrics', handle: metrics(render) });
+  }
+  const pods = () => host.pods() as Pod[];
+  if (host.streamingExecUrl) {
+    const execUrl = host.streamingExecUrl.bind(host);
+    router.add({
+      methods: ['GET', 'POST'],
+      pattern: '/exec/{podNamespace}/{podID}/{containerName}',
+      upgrade: streamingUpgrade(pods, (containerId, cmd, streams) =>
+        execUrl({ containerId, cmd, ...streams }),
+      ),
+    });
+  }
+  if (host.streamingAttachUrl) {
+    const attachUrl = host.streamingAttachUrl.bind(host);
+    router.add({
+      methods: ['GET', 'POST'],
+      pattern: '/attach/{podNamespace}/{podID}/{containerName}',
+      upgrade: streamingUpgrade(pods, (containerId, _, streams) => attachUrl({ containerId, ...streams })),
+    });
+  }
+  if (host.streamingPortForwardUrl) {
+    const portForwardUrl = host.streamingPortForwardUrl.bind(host);
+    router.add({
+      methods: ['GET', 'POST'],
+      pattern: '/portForward/{podNamespace}/{podID}',
+      upgrade: portForwardUpgrade(pods, portForwardUrl),
+    });
   }
   return router
     .add({ methods: ['GET'], pattern: '/healthz', handle: healthz(host) })

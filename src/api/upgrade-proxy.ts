@@ -1,0 +1,49 @@
+// apimachinery's UpgradeAwareHandler at the byte level (pkg/util/proxy/upgradeaware.go): after
+// the request line and headers go to the backend, the two connections are joined as they are,
+// so the backend's answer (101 Switching Protocols and the stream, or an error) reaches the
+// client unchanged. The apiserver uses it towards the kubelet, the kubelet towards the runtime's
+// streaming server.
+import type { Duplex } from 'node:stream';
+
+/** Header names that describe this hop's connection and are set again for the next. */
+const HOP_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'keep-alive']);
+
+/** An HTTP/1.1 request head; `headers` keep their order, header names repeat for repeated values. */
+export function requestHead(
+  method: string,
+  target: string,
+  host: string,
+  headers: Readonly<Record<string, string | readonly string[] | undefined>>,
+): string {
+  const lines = [`${method} ${target} HTTP/1.1`, `Host: ${host}`];
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_HEADERS.has(name.toLowerCase())) continue;
+    for (const one of typeof value === 'string' ? [value] : value) {
+      // A header value never carries a line break into the next hop.
+      if (!/[\r\n]/.test(one)) lines.push(`${name}: ${one}`);
+    }
+  }
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/** Sends `head` and what the client already sent, then joins the connections until either ends. */
+export function joinUpgraded(client: Duplex, backend: Duplex, head: string, buffered: Buffer): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      client.destroy();
+      backend.destroy();
+      resolve();
+    };
+    for (const side of [client, backend]) {
+      side.on('error', finish);
+      side.on('close', finish);
+    }
+    backend.write(head);
+    if (buffered.length > 0) backend.write(buffered);
+    client.pipe(backend);
+    backend.pipe(client);
+  });
+}

@@ -1,0 +1,186 @@
+// pods/exec, pods/attach, pods/portforward on the in-process control plane with real kubectl:
+// upstream's checks (pod, container, node) and its "Upgrade request required" for a request that
+// is no upgrade, so a plain GET never answers with the Pod (issue 21).
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Node, Pod } from '../../../src/api/types/core-v1.generated.js';
+import { NAMESPACES, NODES, PODS } from '../../../src/client/resources.js';
+import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
+
+let dir: string;
+let controlPlane: RunningControlPlane;
+let kubeconfig: string;
+
+const pod = (name: string, spec: Pod['spec']): Pod => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'connect' },
+  spec,
+});
+
+/** kubectl.1.28 (SPDY only), installed next to the kubectl on the PATH. */
+function kubectl128(): string {
+  const dir = (process.env.PATH ?? '').split(delimiter).find((d) => d && existsSync(join(d, 'kubectl')));
+  if (!dir) throw new Error('kubectl is not on the PATH');
+  return join(dirname(realpathSync(join(dir, 'kubectl'))), 'kubectl.1.28');
+}
+
+async function kubectl(binary: string, ...args: string[]) {
+  const result = await execa(binary, ['--kubeconfig', kubeconfig, ...args], {
+    reject: false,
+    timeout: 20_000,
+  });
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+}
+const raw = (path: string) => kubectl('kubectl', 'get', '--raw', `/api/v1/namespaces/connect/pods/${path}`);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tkube-podconnect-'));
+  controlPlane = await startControlPlane({ stateDir: dir, apiPort: 0 });
+  const admin = controlPlane.loopbackClient(
+    { name: 'test-admin', groups: ['system:masters', 'system:authenticated'] },
+    'test',
+  );
+  await admin.resource<Node>(NODES).create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } });
+  // Port 1: nothing listens, so a dial fails at once.
+  const status = {
+    addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
+    daemonEndpoints: { kubeletEndpoint: { Port: 1 } },
+  };
+  await admin.resource<Node>(NODES).patch('', 'node-1', 'merge', { status }, { subresource: 'status' });
+  await admin
+    .resource(NAMESPACES)
+    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'connect' } });
+  const pods = admin.resource<Pod>(PODS);
+  await pods.create(pod('one', { nodeName: 'node-1', containers: [{ name: 'app', image: 'busybox' }] }));
+  await pods.create(
+    pod('two', {
+      nodeName: 'node-1',
+      initContainers: [{ name: 'setup', image: 'busybox' }],
+      containers: [
+        { name: 'app', image: 'busybox' },
+        { name: 'side', image: 'busybox' },
+      ],
+    }),
+  );
+  await pods.create(pod('pending', { containers: [{ name: 'app', image: 'busybox' }] }));
+  const read = (name: string) => readFileSync(join(dir, 'pki', name)).toString('base64');
+  kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name: 't',
+          cluster: {
+            server: `https://127.0.0.1:${controlPlane.port}`,
+            'certificate-authority-data': read('ca.crt'),
+          },
+        },
+      ],
+      users: [
+        {
+          name: 't',
+          user: { 'client-certificate-data': read('admin.crt'), 'client-key-data': read('admin.key') },
+        },
+      ],
+      contexts: [{ name: 't', context: { cluster: 't', user: 't', namespace: 'connect' } }],
+      'current-context': 't',
+    }),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await controlPlane?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('pods/exec, attach, portforward without an upgrade', () => {
+  it('answers 400 "Upgrade request required", never the Pod', async () => {
+    for (const path of [
+      'one/exec?command=ls&stdout=true',
+      'one/attach?stdout=true',
+      'one/portforward?ports=80',
+    ]) {
+      const result = await raw(path);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('Error from server (BadRequest): Upgrade request required');
+    }
+  });
+
+  it('checks the pod, the container and the node first, with upstream texts', async () => {
+    expect((await raw('gone/exec?command=ls')).stderr).toContain(
+      'Error from server (NotFound): pods "gone" not found',
+    );
+    expect((await raw('one/exec?command=ls&container=nope')).stderr).toContain(
+      'Error from server (BadRequest): container nope is not valid for pod one',
+    );
+    expect((await raw('two/attach')).stderr).toContain(
+      'Error from server (BadRequest): a container name must be specified for pod two, choose one of: [app side] or one of the init containers: [setup]',
+    );
+    expect((await raw('two/exec?command=ls&container=setup')).stderr).toContain('Upgrade request required');
+    expect((await raw('pending/exec?command=ls')).stderr).toContain(
+      'Error from server (BadRequest): pod pending does not have a host assigned',
+    );
+    expect((await raw('pending/portforward?ports=80')).stderr).toContain(
+      'pod pending does not have a host assigned',
+    );
+  });
+});
+
+describe('upgrade requests', () => {
+  it.each(['kubectl', kubectl128()])(
+    '%s exec reaches for the kubelet and reports the dial error',
+    async (binary) => {
+      const result = await kubectl(binary, 'exec', 'one', '--', 'true');
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(
+        'Internal error occurred: error dialing backend: dial tcp 127.0.0.1:1: connect: connection refused',
+      );
+    },
+  );
+
+  it('refuses a WebSocket upgrade with a 400 Status over HTTP/1.1, so kubectl falls back to SPDY', async () => {
+    const read = (name: string) => readFileSync(join(dir, 'pki', name));
+    const answer = await new Promise<{ code: number; body: string }>((resolve, reject) => {
+      const outgoing = request({
+        host: '127.0.0.1',
+        port: controlPlane.port,
+        path: '/api/v1/namespaces/connect/pods/one/exec?command=true&stdout=true',
+        ca: read('ca.crt'),
+        cert: read('admin.crt'),
+        key: read('admin.key'),
+        headers: {
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          'sec-websocket-version': '13',
+          'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'sec-websocket-protocol': 'v5.channel.k8s.io',
+        },
+      });
+      outgoing.on('upgrade', () => reject(new Error('upgraded')));
+      outgoing.on('response', (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        response.on('end', () => resolve({ code: response.statusCode ?? 0, body }));
+      });
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+    expect(answer.code).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      kind: 'Status',
+      reason: 'BadRequest',
+      message: 'upgrade requests to pods/exec over WebSockets are not supported yet',
+    });
+  });
+});
