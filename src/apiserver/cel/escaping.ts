@@ -2,7 +2,7 @@
 // are spelled out, CEL's reserved words are wrapped in `__`, and names CEL cannot spell are
 // left out of the type altogether.
 
-const RESERVED = new Set([
+const RESERVED: ReadonlySet<string> = new Set([
   'true',
   'false',
   'null',
@@ -25,6 +25,11 @@ const RESERVED = new Set([
   'void',
   'while',
 ]);
+
+/** Whether a name is one of CEL's reserved words (usable as an identifier only when escaped). */
+export function isCelReservedWord(name: string): boolean {
+  return RESERVED.has(name);
+}
 
 const ESCAPES: Readonly<Record<string, string>> = {
   __: '__underscores__',

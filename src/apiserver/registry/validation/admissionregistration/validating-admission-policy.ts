@@ -16,6 +16,7 @@ import {
   type AdmissionVariables,
   compileAdmissionExpression,
 } from '../../../cel/admission-environment.js';
+import { isCelReservedWord } from '../../../cel/escaping.js';
 import { arrayOf, fieldsOf, isSet, type JsonObject, stringOf } from '../json.js';
 import { isDns1035Label, isDns1123Subdomain, isQualifiedName, nameIsDnsSubdomain } from '../names.js';
 import {
@@ -32,29 +33,6 @@ const MAX_AUDIT_ANNOTATIONS = 20;
 const MAX_AUDIT_VALUE_EXPRESSION_LENGTH = 5 * 1024;
 const MAX_MATCH_CONDITIONS = 64;
 const CEL_IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
-const CEL_RESERVED = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
 
 /** Compiles an expression; its error as upstream's convertCELErrorToValidationError reports it. */
 function compileErrors(
@@ -229,7 +207,7 @@ function validateVariable(
   const errors: FieldError[] = [];
   const name = stringOf(variable.name);
   if (name.trim() === '') errors.push(fieldRequired(childPath(path, 'name'), 'name is not specified'));
-  else if (!CEL_IDENTIFIER.test(name) || CEL_RESERVED.has(name))
+  else if (!CEL_IDENTIFIER.test(name) || isCelReservedWord(name))
     errors.push(fieldInvalid(childPath(path, 'name'), name, 'name is not a valid CEL identifier'));
   const expression = stringOf(variable.expression);
   if (expression.trim() === '')
