@@ -15,11 +15,17 @@ export type Call = (
   path: string,
   body?: unknown,
   headers?: Record<string, string>,
+  anonymous?: boolean,
 ) => Promise<CallResponse>;
 
 export function httpsCaller(port: () => number, pki: ClusterPki): Call {
-  return (method, path, body, headers = {}) => {
-    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  return (method, path, body, headers = {}, anonymous = false) => {
+    const payload =
+      body === undefined
+        ? undefined
+        : typeof body === 'string' || Buffer.isBuffer(body)
+          ? body
+          : JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const req = httpsRequest(
         {
@@ -28,8 +34,8 @@ export function httpsCaller(port: () => number, pki: ClusterPki): Call {
           method,
           path,
           ca: pki.ca.certificatePem,
-          cert: pki.admin.certificatePem,
-          key: pki.admin.privateKeyPem,
+          ...(anonymous ? {} : { cert: pki.admin.certificatePem, key: pki.admin.privateKeyPem }),
+          // Node's client sends DELETE bodies without a length unless told: set it, as client-go does.
           headers: {
             ...(payload !== undefined
               ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }

@@ -2,77 +2,27 @@
 // application/apply-patch+yaml creates and changes objects, records managedFields, refuses
 // conflicts with 409 and bad bodies and options with upstream's 400/422.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
-import { type ClusterPki, ensureClusterPki } from '../../../src/pki/cluster-pki.js';
+import { ensureClusterPki } from '../../../src/pki/cluster-pki.js';
+import { type Call, type CallResponse, httpsCaller } from '../../support/https-call.js';
 
 let controlPlane: RunningControlPlane;
-let pki: ClusterPki;
+let call: Call;
 const stateDir = mkdtempSync(join(tmpdir(), 'tkube-ssa-'));
 
 beforeAll(async () => {
-  pki = await ensureClusterPki(join(stateDir, 'pki'));
+  const pki = await ensureClusterPki(join(stateDir, 'pki'));
   controlPlane = await startControlPlane({ stateDir, apiPort: 0, historyRevisions: 30 });
+  call = httpsCaller(() => controlPlane.port, pki);
 }, 30_000);
 
 afterAll(async () => {
   await controlPlane?.stop();
   rmSync(stateDir, { recursive: true, force: true });
 });
-
-interface Response {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  json: () => Record<string, unknown>;
-}
-
-function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-  anonymous = false,
-): Promise<Response> {
-  const payload =
-    body === undefined
-      ? undefined
-      : typeof body === 'string' || Buffer.isBuffer(body)
-        ? body
-        : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      {
-        host: '127.0.0.1',
-        port: controlPlane.port,
-        method,
-        path,
-        ca: pki.ca.certificatePem,
-        ...(anonymous ? {} : { cert: pki.admin.certificatePem, key: pki.admin.privateKeyPem }),
-        // Node's client sends DELETE bodies without a length unless told: set it, as client-go does.
-        headers: {
-          ...(payload !== undefined
-            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }
-            : {}),
-          ...headers,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 const APPLY = { 'content-type': 'application/apply-patch+yaml' };
 const CMS = '/api/v1/namespaces/default/configmaps';
@@ -91,7 +41,7 @@ interface Entry {
   subresource?: string;
 }
 
-function managed(response: Response): Entry[] {
+function managed(response: CallResponse): Entry[] {
   return ((response.json().metadata as { managedFields?: Entry[] }).managedFields ?? []) as Entry[];
 }
 
