@@ -1,11 +1,8 @@
 // @kubernetes/client-node against a real control plane (in this process, real TLS): CRUD,
 // paginated lists, watch bookmarks, and an informer that survives a 410 by relisting.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   CoreV1Api,
-  KubeConfig,
+  type KubeConfig,
   ListWatch,
   PatchStrategy,
   setHeaderOptions,
@@ -13,49 +10,24 @@ import {
   Watch,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
-import { ensureClusterPki } from '../../../src/pki/cluster-pki.js';
+import { type ClientNodeControlPlane, startClientNodeControlPlane } from '../../support/client-node.js';
 
-let controlPlane: RunningControlPlane;
+let cluster: ClientNodeControlPlane;
 let kubeConfig: KubeConfig;
 let core: CoreV1Api;
-const stateDir = mkdtempSync(join(tmpdir(), 'tkube-client-node-'));
 
 beforeAll(async () => {
-  const pki = await ensureClusterPki(join(stateDir, 'pki'));
-  controlPlane = await startControlPlane({
-    stateDir,
-    apiPort: 0,
+  cluster = await startClientNodeControlPlane({
     // Short watches and a small history window, so that a 410 can be provoked in seconds.
     watch: { minRequestTimeoutSeconds: 1, bookmarkIntervalMs: 200 },
     historyRevisions: 20,
   });
-  kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [
-      {
-        name: 'tkube',
-        server: `https://127.0.0.1:${controlPlane.port}`,
-        caData: Buffer.from(pki.ca.certificatePem).toString('base64'),
-        skipTLSVerify: false,
-      },
-    ],
-    users: [
-      {
-        name: 'admin',
-        certData: Buffer.from(pki.admin.certificatePem).toString('base64'),
-        keyData: Buffer.from(pki.admin.privateKeyPem).toString('base64'),
-      },
-    ],
-    contexts: [{ name: 'tkube', cluster: 'tkube', user: 'admin' }],
-    currentContext: 'tkube',
-  });
+  kubeConfig = cluster.kubeConfig;
   core = kubeConfig.makeApiClient(CoreV1Api);
 }, 30_000);
 
 afterAll(async () => {
-  await controlPlane?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
+  await cluster?.stop();
 });
 
 /** Test objects carry a label, so lists leave out what the cluster adds (kube-root-ca.crt). */

@@ -1,52 +1,26 @@
 // controller-runtime's way with CRDs, reproduced with @kubernetes/client-node against a real control
 // plane (in this process, real TLS): install CRDs, wait for Established, create a custom resource,
 // watch it, update its status through the status subresource, and see the events arrive.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   ApiextensionsV1Api,
   CustomObjectsApi,
-  KubeConfig,
+  type KubeConfig,
   type V1CustomResourceDefinition,
   Watch,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
-import { ensureClusterPki } from '../../../src/pki/cluster-pki.js';
+import { type ClientNodeControlPlane, startClientNodeControlPlane } from '../../support/client-node.js';
 
-let controlPlane: RunningControlPlane;
+let cluster: ClientNodeControlPlane;
 let kubeConfig: KubeConfig;
-const stateDir = mkdtempSync(join(tmpdir(), 'tkube-client-node-crd-'));
 
 beforeAll(async () => {
-  const pki = await ensureClusterPki(join(stateDir, 'pki'));
-  controlPlane = await startControlPlane({ stateDir, apiPort: 0 });
-  kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [
-      {
-        name: 'tkube',
-        server: `https://127.0.0.1:${controlPlane.port}`,
-        caData: Buffer.from(pki.ca.certificatePem).toString('base64'),
-        skipTLSVerify: false,
-      },
-    ],
-    users: [
-      {
-        name: 'admin',
-        certData: Buffer.from(pki.admin.certificatePem).toString('base64'),
-        keyData: Buffer.from(pki.admin.privateKeyPem).toString('base64'),
-      },
-    ],
-    contexts: [{ name: 'tkube', cluster: 'tkube', user: 'admin' }],
-    currentContext: 'tkube',
-  });
+  cluster = await startClientNodeControlPlane();
+  kubeConfig = cluster.kubeConfig;
 }, 30_000);
 
 afterAll(async () => {
-  await controlPlane?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
+  await cluster?.stop();
 });
 
 const CRD: V1CustomResourceDefinition = {
