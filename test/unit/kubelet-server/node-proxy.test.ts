@@ -5,7 +5,6 @@
 // loopback node addresses.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { request } from 'node:https';
 import { createServer as createTcpServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +20,7 @@ import { type RunningControlPlane, startControlPlane } from '../../../src/contro
 import { loadCertificateAuthority } from '../../../src/pki/certificate-authority.js';
 import { issueServingCertificate } from '../../../src/pki/certificates.js';
 import { eventually } from '../../support/control-plane.js';
+import { adminRequest } from '../../support/pki-request.js';
 
 /** An address of this machine the apiserver may proxy to (global unicast). */
 const nodeIP = Object.values(networkInterfaces())
@@ -43,42 +43,8 @@ const kubeletPod: Pod = {
   spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'busybox' }] },
 };
 
-interface Answer {
-  code: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** One HTTP/1.1 request to the apiserver as the cluster admin (or whom `headers` impersonate). */
 function call(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
-  return new Promise<Answer>((resolve, reject) => {
-    const outgoing = request(
-      {
-        host: '127.0.0.1',
-        port: controlPlane.port,
-        method,
-        path,
-        headers,
-        ca: read('ca.crt'),
-        cert: read('admin.crt'),
-        key: read('admin.key'),
-        agent: false,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            code: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
+  return adminRequest(controlPlane.port, join(dir, 'pki'), method, path, headers, body);
 }
 
 async function addNode(name: string, address: string, port: number) {

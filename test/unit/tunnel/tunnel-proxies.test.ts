@@ -3,7 +3,7 @@
 // the node's client certificate. The node's addresses and pod CIDR are unroutable here; the
 // tunnel's far end stands the "node network" in with local servers, so only the tunnel can reach them.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { request } from 'node:https';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { type RunningControlPlane, startControlPlane } from '../../../src/contro
 import { loadCertificateAuthority } from '../../../src/pki/certificate-authority.js';
 import { issueClientCertificate } from '../../../src/pki/certificates.js';
 import { eventually } from '../../support/control-plane.js';
+import { type Answer, adminRequest } from '../../support/pki-request.js';
 
 const NODE = 'tn-node-1';
 const NODE_IP = '10.254.9.2';
@@ -35,41 +36,8 @@ const abort = new AbortController();
 let read: (name: string) => string;
 const dialed: TunnelTarget[] = [];
 
-interface Answer {
-  code: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 function call(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
-  return new Promise<Answer>((resolve, reject) => {
-    const outgoing = request(
-      {
-        host: '127.0.0.1',
-        port: controlPlane.port,
-        method,
-        path,
-        headers,
-        ca: read('ca.crt'),
-        cert: read('admin.crt'),
-        key: read('admin.key'),
-        agent: false,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            code: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
+  return adminRequest(controlPlane.port, join(dir, 'pki'), method, path, headers, body);
 }
 
 /** The node's network as the tunnel's far end sees it: the pod's port 8080 is the echo server. */
