@@ -1,7 +1,7 @@
 // pods/exec, pods/attach, pods/portforward on the in-process control plane with real kubectl:
 // upstream's checks (pod, container, node) and its "Upgrade request required" for a request that
 // is no upgrade, so a plain GET never answers with the Pod (issue 21).
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node, Pod } from '../../../src/api/types/core-v1.generated.js';
 import { NAMESPACES, NODES, PODS } from '../../../src/client/resources.js';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
+import { writeAdminKubeconfig } from '../../support/admin-kubeconfig.js';
 
 let dir: string;
 let controlPlane: RunningControlPlane;
@@ -68,32 +69,7 @@ beforeAll(async () => {
     }),
   );
   await pods.create(pod('pending', { containers: [{ name: 'app', image: 'busybox' }] }));
-  const read = (name: string) => readFileSync(join(dir, 'pki', name)).toString('base64');
-  kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 't',
-          cluster: {
-            server: `https://127.0.0.1:${controlPlane.port}`,
-            'certificate-authority-data': read('ca.crt'),
-          },
-        },
-      ],
-      users: [
-        {
-          name: 't',
-          user: { 'client-certificate-data': read('admin.crt'), 'client-key-data': read('admin.key') },
-        },
-      ],
-      contexts: [{ name: 't', context: { cluster: 't', user: 't', namespace: 'connect' } }],
-      'current-context': 't',
-    }),
-  );
+  kubeconfig = writeAdminKubeconfig(join(dir, 'kubeconfig'), controlPlane.port, join(dir, 'pki'), 'connect');
 }, 60_000);
 
 afterAll(async () => {

@@ -3,7 +3,7 @@
 // echo server on another port of the same node. Both listen on a non-loopback address of this
 // machine: like kube-apiserver, tkube refuses to proxy to other ports than the kubelet's on
 // loopback node addresses.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import type { Client } from '../../../src/client/types.js';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
 import { loadCertificateAuthority } from '../../../src/pki/certificate-authority.js';
 import { issueServingCertificate } from '../../../src/pki/certificates.js';
+import { writeAdminKubeconfig } from '../../support/admin-kubeconfig.js';
 import { eventually } from '../../support/control-plane.js';
 import { adminRequest } from '../../support/pki-request.js';
 
@@ -259,30 +260,7 @@ describe.skipIf(!nodeIP)('nodes/proxy through the apiserver', () => {
   });
 
   it('reads like any Kubernetes through kubectl (HTTP/2)', async () => {
-    const kubeconfig = join(dir, 'kubeconfig');
-    const b64 = (name: string) => Buffer.from(read(name)).toString('base64');
-    const config = {
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 't',
-          cluster: {
-            server: `https://127.0.0.1:${controlPlane.port}`,
-            'certificate-authority-data': b64('ca.crt'),
-          },
-        },
-      ],
-      users: [
-        {
-          name: 't',
-          user: { 'client-certificate-data': b64('admin.crt'), 'client-key-data': b64('admin.key') },
-        },
-      ],
-      contexts: [{ name: 't', context: { cluster: 't', user: 't' } }],
-      'current-context': 't',
-    };
-    writeFileSync(kubeconfig, JSON.stringify(config));
+    const kubeconfig = writeAdminKubeconfig(join(dir, 'kubeconfig'), controlPlane.port, join(dir, 'pki'));
     const kubectl = (args: string[], input?: string) =>
       execa('kubectl', ['--kubeconfig', kubeconfig, ...args], { reject: false, timeout: 20_000, input });
     const raw = (path: string) => kubectl(['get', '--raw', path]);

@@ -13,6 +13,7 @@ import type { Client } from '../../../src/client/types.js';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
 import { loadCertificateAuthority } from '../../../src/pki/certificate-authority.js';
 import { issueServingCertificate } from '../../../src/pki/certificates.js';
+import { writeAdminKubeconfig } from '../../support/admin-kubeconfig.js';
 
 let dir: string;
 let controlPlane: RunningControlPlane;
@@ -124,35 +125,7 @@ beforeAll(async () => {
     metadata: { name: 'pending', namespace: 'logs' },
     spec: { ...pod.spec!, nodeName: undefined },
   });
-  const b64 = (text: string) => Buffer.from(text).toString('base64');
-  kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 't',
-          cluster: {
-            server: `https://127.0.0.1:${controlPlane.port}`,
-            'certificate-authority-data': b64(read('ca.crt')),
-          },
-        },
-      ],
-      users: [
-        {
-          name: 't',
-          user: {
-            'client-certificate-data': b64(read('admin.crt')),
-            'client-key-data': b64(read('admin.key')),
-          },
-        },
-      ],
-      contexts: [{ name: 't', context: { cluster: 't', user: 't', namespace: 'logs' } }],
-      'current-context': 't',
-    }),
-  );
+  kubeconfig = writeAdminKubeconfig(join(dir, 'kubeconfig'), controlPlane.port, pki, 'logs');
 }, 60_000);
 
 afterAll(async () => {
