@@ -90,6 +90,18 @@ export async function startKubeletCluster(
     client,
     pods: client.resource<Pod>(PODS),
     home: env.TKUBE_HOME,
+    ...kubectlAndDown(name, env, dir, client),
+  };
+}
+
+/** kubectl in a test cluster's context and its teardown, with the cluster's private environment. */
+export function kubectlAndDown(
+  name: string,
+  env: Record<string, string>,
+  dir: string,
+  client: Client,
+): Pick<KubeletCluster, 'kubectl' | 'down'> {
+  return {
     async kubectl(args, input) {
       const result = await execa('kubectl', ['--context', `tkube-${name}`, ...args], {
         env,

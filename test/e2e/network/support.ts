@@ -2,7 +2,7 @@
 // prefix, the busybox image loaded, backends that answer with their pod name (and, at
 // /cgi-bin/ip, the client address they see), and clients run as pods whose logs are read.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -12,7 +12,13 @@ import { clientFromKubeconfig } from '../../../src/client/transports.js';
 import type { Client, ResourceClient } from '../../../src/client/types.js';
 import { tkube } from '../../support/cli.js';
 import { sharedNodeImage } from '../docker/support.js';
-import { BUSYBOX, buildBusyboxImage, containerLog, waitFor } from '../kubelet/pods-support.js';
+import {
+  BUSYBOX,
+  buildBusyboxImage,
+  containerLog,
+  kubectlAndDown,
+  waitFor,
+} from '../kubelet/pods-support.js';
 
 export interface NetworkCluster {
   readonly name: string;
@@ -53,20 +59,7 @@ export async function startNetworkCluster(suite: string, nodes = 2, prefix = 'px
     nodeIPs,
     client,
     pods: client.resource<Pod>(PODS),
-    async kubectl(args, input) {
-      const result = await execa('kubectl', ['--context', `tkube-${name}`, ...args], {
-        env,
-        input,
-        reject: false,
-        timeout: 60_000,
-      });
-      return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
-    },
-    async down() {
-      await client.close();
-      await tkube(['down', name], env);
-      rmSync(dir, { recursive: true, force: true });
-    },
+    ...kubectlAndDown(name, env, dir, client),
   };
 }
 
