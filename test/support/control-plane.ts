@@ -38,13 +38,17 @@ export async function startInProcessControlPlane(
   };
 }
 
-/** Polls `check` until it returns a value other than undefined (or throws after `timeoutMs`). */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+/** Polls `check` every `intervalMs` until it returns a value other than undefined (or throws after `timeoutMs`). */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

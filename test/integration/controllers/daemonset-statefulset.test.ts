@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonSet, StatefulSet } from '../../../src/api/types/apps-v1.generated.js';
 import type { Pod } from '../../../src/api/types/core-v1.generated.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
+import { eventually } from '../../support/control-plane.js';
 
 let cluster: TestCluster;
 beforeAll(async () => {
@@ -20,15 +21,8 @@ async function ok(args: string[], input?: string): Promise<string> {
   return result.stdout;
 }
 
-async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+/** kubectl is slow to start: poll every 200 ms, for up to 30 s. */
+const until = <T>(check: () => Promise<T | undefined>): Promise<T> => eventually(check, 30_000, 200);
 
 const podsOf = async (app: string): Promise<Pod[]> =>
   (JSON.parse(await ok(['get', 'pods', '-l', `app=${app}`, '-o', 'json'])).items as Pod[]).filter(

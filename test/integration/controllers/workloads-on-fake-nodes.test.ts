@@ -7,6 +7,7 @@ import { PODS } from '../../../src/client/resources.js';
 import { clientFromKubeconfig } from '../../../src/client/transports.js';
 import type { Client } from '../../../src/client/types.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
+import { eventually } from '../../support/control-plane.js';
 
 let cluster: TestCluster;
 let client: Client;
@@ -25,15 +26,8 @@ async function ok(args: string[], input?: string): Promise<string> {
   return result.stdout;
 }
 
-async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+/** kubectl is slow to start: poll every 200 ms, for up to 30 s. */
+const until = <T>(check: () => Promise<T | undefined>): Promise<T> => eventually(check, 30_000, 200);
 
 const names = async (kind: string, namespace: string, selector?: string): Promise<string[]> =>
   (await ok(['get', kind, '-n', namespace, '-o', 'name', ...(selector ? ['-l', selector] : [])]))
