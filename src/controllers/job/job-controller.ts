@@ -132,6 +132,10 @@ export class JobController implements RunnableController {
     const uid = pod.metadata?.uid ?? '';
     if (change === 'delete' || !hasTrackingFinalizer(pod)) this.finalizerRemoved.delete(uid);
     const reference = controllerRefOf(pod);
+    if (reference === undefined && change !== 'delete') {
+      // An orphan: wake every Job whose selector matches it, which may adopt it (upstream's updatePod).
+      for (const job of this.selecting(pod)) this.controller.enqueueKey(keyOf(job));
+    }
     const job =
       reference?.kind === 'Job' ? this.jobs.get(pod.metadata?.namespace ?? '', reference.name) : undefined;
     if (job === undefined || job.metadata?.uid !== reference?.uid) {
@@ -143,6 +147,18 @@ export class JobController implements RunnableController {
     const key = keyOf(job);
     if (change === 'add') this.expectations.creationObserved(key);
     this.controller.enqueueKey(key);
+  }
+
+  /** The Jobs whose selectors match an orphan pod's labels. */
+  private selecting(pod: Pod): Job[] {
+    return this.jobs.list(pod.metadata?.namespace ?? '').filter((job) => {
+      try {
+        const selector = labelSelectorFromObject(job.spec?.selector);
+        return !selector.isEmpty() && selector.matches(pod.metadata?.labels ?? {});
+      } catch {
+        return false;
+      }
+    });
   }
 
   async sync(key: string): Promise<SyncResult | undefined> {

@@ -308,6 +308,29 @@ describe('Job controller', () => {
     expect(adopted.metadata?.finalizers ?? []).toEqual([]);
   }, 60_000);
 
+  it('adopts its running pod again once the pod loses its owner reference', async () => {
+    const spec = jobSpec(0, { parallelism: 1, completions: 1 });
+    delete spec.template.metadata; // no exit code: the pod keeps running
+    const job = await createJob('readopt', spec);
+    const [pod] = await eventually(async () => {
+      const pods = await podsOf('readopt');
+      return pods.length === 1 ? pods : undefined;
+    });
+    await admin.resource<Pod>(PODS).patch(namespace, pod!.metadata!.name!, 'merge', {
+      metadata: { ownerReferences: null },
+    });
+    const adopted = await eventually(async () => {
+      const current = await admin.resource<Pod>(PODS).get(namespace, pod!.metadata!.name!);
+      return current.metadata?.ownerReferences?.length ? current : undefined;
+    });
+    expect(adopted.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: 'Job',
+      name: 'readopt',
+      uid: job.metadata?.uid,
+    });
+    expect((await podsOf('readopt')).length).toBe(1);
+  }, 60_000);
+
   it('lets the pods of a Job deleted in the background go', async () => {
     const spec = jobSpec(0, { parallelism: 2, completions: 2 });
     delete spec.template.metadata;
