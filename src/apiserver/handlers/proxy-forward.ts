@@ -2,20 +2,24 @@
 // services): forwards the request (method, query, headers, body) to the backend and passes the
 // answer back as the backend gave it — status, headers, streamed body. The bare proxy root
 // redirects to its slashed form, X-Forwarded-For and X-Forwarded-Uri go along, redirects are
-// rewritten under the proxy path, CORS headers are dropped, and a failed dial is a 503.
-import type { IncomingHttpHeaders } from 'node:http';
+// rewritten under the proxy path (and so are an HTML answer's links), CORS headers are dropped,
+// and a failed dial is a 503.
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { posix } from 'node:path';
+import { promisify } from 'node:util';
+import { deflateRaw, gunzip, gzip, inflateRaw } from 'node:zlib';
 import type { ApiRequest, RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { ResourceRequestInfo } from '../request-info.js';
-import { badRequest, StatusError } from '../status.js';
+import { badRequest, internalError, StatusError } from '../status.js';
 import {
   type KubeletClientCredentials,
   type KubeletRequest,
   sendToKubelet,
   streamResponse,
 } from './kubelet-connection.js';
+import { rewriteHtmlLinks } from './proxy-html.js';
 
 /** Serves one proxy subresource (nodes/proxy, pods/proxy, services/proxy) of one object. */
 export type ProxyHandler = (
@@ -115,6 +119,40 @@ function rewriteLocation(
   return `${origin}${path.endsWith('/') && !joined.endsWith('/') ? `${joined}/` : joined}${rest}`;
 }
 
+/** The body codings proxy.Transport can rewrite through (Go's flate is raw DEFLATE). */
+const HTML_CODINGS: Record<
+  string,
+  { decode(body: Buffer): Promise<Buffer>; encode(body: Buffer): Promise<Buffer> }
+> = {
+  '': { decode: async (body) => body, encode: async (body) => body },
+  gzip: { decode: promisify(gunzip), encode: promisify(gzip) },
+  deflate: { decode: promisify(inflateRaw), encode: promisify(deflateRaw) },
+};
+
+async function readBody(response: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** proxy.Transport's rewriteResponse: an HTML answer in a coding it knows, its links rewritten. */
+async function rewrittenHtml(
+  response: IncomingMessage,
+  rewriteUrl: (url: string) => string,
+): Promise<Buffer | undefined> {
+  const mediaType = String(response.headers['content-type'] ?? '')
+    .split(';')[0]
+    ?.trim();
+  const coding = HTML_CODINGS[String(response.headers['content-encoding'] ?? '')];
+  if (mediaType !== 'text/html' || !coding) return undefined;
+  try {
+    const html = (await coding.decode(await readBody(response))).toString('utf8');
+    return await coding.encode(Buffer.from(await rewriteHtmlLinks(html, rewriteUrl), 'utf8'));
+  } catch (error) {
+    throw internalError(error);
+  }
+}
+
 /** Forwards the request to `backend`; `subresource` (`pods/proxy` …) words the upgrade refusal. */
 export async function forwardProxyRequest(
   ctx: RequestContext,
@@ -159,11 +197,20 @@ export async function forwardProxyRequest(
     (dialText) => new StatusError(503, 'ServiceUnavailable', `error trying to reach service: ${dialText}`),
   );
   const answer = copyHeaders(response.headers, (name) => CORS_HEADERS.test(name));
+  const requestHost = String(ctx.headers[':authority'] ?? ctx.headers.host ?? '');
+  const backendHost = backend.origin.slice(backend.origin.indexOf('//') + 2);
+  const rewriteUrl = (target: string) => rewriteLocation(target, backendHost, requestHost, pathPrepend);
   const redirect = response.headers.location;
   if (redirect) {
-    const requestHost = String(ctx.headers[':authority'] ?? ctx.headers.host ?? '');
-    const backendHost = backend.origin.slice(backend.origin.indexOf('//') + 2);
-    answer.location = rewriteLocation(redirect, backendHost, requestHost, pathPrepend);
+    answer.location = rewriteUrl(redirect);
+  } else {
+    const html = await rewrittenHtml(response, rewriteUrl);
+    if (html) {
+      delete answer['content-length'];
+      ctx.res.writeHead(response.statusCode ?? 502, answer);
+      ctx.res.end(html);
+      return;
+    }
   }
   ctx.res.writeHead(response.statusCode ?? 502, answer);
   await streamResponse(response, ctx.res);

@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type IncomingHttpHeaders, type Server
 import { createServer as createTcpServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeletMetrics } from '../../../src/agent/kubelet/metrics.js';
@@ -87,6 +88,19 @@ beforeAll(async () => {
     },
   });
   echo = createHttpServer((req, res) => {
+    if (req.url?.startsWith('/page')) {
+      // A page that links to the backend's own paths, as agnhost's porter serves.
+      const page = Buffer.from(
+        `<p>Hi <a href="/rewriteme">test</a> <img src="http://${nodeIP}:${echoPort}/i.png"></p>`,
+      );
+      const gzipped = req.url === '/page.gz';
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        ...(gzipped ? { 'content-encoding': 'gzip' } : { 'content-length': String(page.length) }),
+      });
+      res.end(gzipped ? gzipSync(page) : page);
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -216,6 +230,40 @@ describe.skipIf(!nodeIP)('nodes/proxy through the apiserver', () => {
     expect((await call('GET', `/api/v1/nodes/${name}/proxy/moved`)).headers.location).toBe(
       `/api/v1/nodes/${name}/proxy/there`,
     );
+  });
+
+  it('rewrites the links of an HTML answer under the proxy path, gzipped or not', async () => {
+    const name = `node-1:${echoPort}`;
+    const expected = `<p>Hi <a href="/api/v1/nodes/${name}/proxy/rewriteme">test</a> <img src="/api/v1/nodes/${name}/proxy/i.png"></p>`;
+    const plain = await call('GET', `/api/v1/nodes/${name}/proxy/page`);
+    expect(plain).toMatchObject({ code: 200, body: expected });
+    expect(plain.headers['content-length']).toBeUndefined();
+    const zipped = await new Promise<{ encoding?: string; body: string }>((resolve, reject) => {
+      const outgoing = request(
+        {
+          host: '127.0.0.1',
+          port: controlPlane.port,
+          path: `/api/v1/nodes/${name}/proxy/page.gz`,
+          ca: read('ca.crt'),
+          cert: read('admin.crt'),
+          key: read('admin.key'),
+          agent: false,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({
+              encoding: response.headers['content-encoding'],
+              body: gunzipSync(Buffer.concat(chunks)).toString('utf8'),
+            }),
+          );
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+    expect(zipped).toEqual({ encoding: 'gzip', body: expected });
   });
 
   it('answers for unknown nodes, bad names, loopback nodes and kubelets it cannot reach', async () => {
