@@ -5,6 +5,7 @@
 // loopback node addresses.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { request } from 'node:https';
 import { createServer as createTcpServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -238,6 +239,7 @@ describe.skipIf(!nodeIP)('nodes/proxy through the apiserver', () => {
     const plain = await call('GET', `/api/v1/nodes/${name}/proxy/page`);
     expect(plain).toMatchObject({ code: 200, body: expected });
     expect(plain.headers['content-length']).toBeUndefined();
+    const read = (file: string) => readFileSync(join(dir, 'pki', file), 'utf8');
     const zipped = await new Promise<{ encoding?: string; body: string }>((resolve, reject) => {
       const outgoing = request(
         {
