@@ -22,16 +22,32 @@ interface HostImage {
   containerdName: string;
 }
 
-/** Imports, then waits until the CRI plugin lists every image by id (so kubelets see them). */
+/**
+ * Imports, then waits until the CRI plugin lists every image by id (so kubelets see them).
+ * Arguments are name/id pairs. The CRI plugin adds the by-id name only when it sees an image name
+ * created: a name that already points at an older image (a rebuilt tag loaded again) is merely
+ * updated and the new id never appears, so such names are removed before the import. Containers
+ * of the old image keep it: they hold it by its own id.
+ */
 const IMPORT_SCRIPT = `set -e
+held=$(ctr --namespace k8s.io images ls -q)
+pairs="$*"
+while [ "$#" -gt 1 ]; do
+  if ! printf '%s\\n' "$held" | grep -qxF "$2" && printf '%s\\n' "$held" | grep -qxF "$1"; then
+    ctr --namespace k8s.io images rm "$1" >/dev/null
+  fi
+  shift 2
+done
 ctr --namespace k8s.io images import --all-platforms - >/dev/null
-for id in "$@"; do
+set -- $pairs
+while [ "$#" -gt 1 ]; do
   i=0
-  until ctr --namespace k8s.io images ls -q | grep -qx "$id"; do
+  until ctr --namespace k8s.io images ls -q | grep -qxF "$2"; do
     i=$((i + 1))
-    if [ "$i" -gt 200 ]; then echo "containerd did not register image $id" >&2; exit 1; fi
+    if [ "$i" -gt 200 ]; then echo "containerd did not register image $2" >&2; exit 1; fi
     sleep 0.05
   done
+  shift 2
 done`;
 
 export async function loadImagesIntoNodes(
@@ -144,8 +160,8 @@ async function importArchive(
   images: HostImage[],
   signal?: AbortSignal,
 ): Promise<void> {
-  const ids = [...new Set(images.map((image) => image.id))];
-  const result = await execInContainer(docker, node, ['sh', '-c', IMPORT_SCRIPT, 'sh', ...ids], {
+  const pairs = images.flatMap((image) => [image.containerdName, image.id]);
+  const result = await execInContainer(docker, node, ['sh', '-c', IMPORT_SCRIPT, 'sh', ...pairs], {
     input: createReadStream(archive),
     signal,
   });

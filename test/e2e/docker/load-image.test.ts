@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEngineMessages } from '../../../src/providers/docker/engine-stream.js';
+import { parseCtrImageList } from '../../../src/providers/docker/image-load.js';
 import { tarStream } from '../../../src/providers/docker/tar.js';
 import { docker, e2eClusterName, e2eSubnet, provider, sharedNodeImage } from './support.js';
 
@@ -9,7 +10,7 @@ const net = e2eSubnet(21);
 const tiny = `tkube-e2e/tiny:${randomBytes(3).toString('hex')}`;
 
 /** A tiny local image: busybox-static as its only file, `docker import`ed (no registry). */
-async function buildTinyImage(reference: string): Promise<string> {
+async function buildTinyImage(reference: string, build = 1): Promise<string> {
   const [repo, tag] = reference.split(':') as [string, string];
   const { size } = await import('node:fs/promises').then((fs) => fs.stat('/bin/busybox'));
   const response = await docker.importImage(
@@ -18,7 +19,7 @@ async function buildTinyImage(reference: string): Promise<string> {
       { type: 'hostFile', path: 'bin/busybox', mode: 0o755, source: '/bin/busybox', size },
       { type: 'symlink', path: 'bin/sh', target: 'busybox' },
     ]),
-    { repo, tag, changes: ['CMD ["/bin/sh"]'] },
+    { repo, tag, changes: ['CMD ["/bin/sh"]', `LABEL build=${build}`] },
   );
   await readEngineMessages(response, 'importing the tiny image');
   return (await docker.getImage(reference).inspect()).Id;
@@ -81,6 +82,24 @@ describe('docker provider: load images', () => {
       { node: `${cluster}-node-0`, imported: [], skipped: [tiny] },
       { node, imported: [tiny], skipped: [] },
     ]);
+  });
+
+  it('loads a rebuilt image under a tag the nodes already hold (the edit-build-load loop)', async () => {
+    const nodes = [`${cluster}-node-0`, `${cluster}-node-1`];
+    const rebuiltId = await buildTinyImage(tiny, 2);
+    expect(rebuiltId).not.toBe(tinyId);
+    const result = await provider.loadImages(cluster, [tiny]);
+    expect(result).toEqual({
+      images: [{ reference: tiny, id: rebuiltId }],
+      nodes: nodes.map((node) => ({ node, imported: [tiny], skipped: [] })),
+    });
+    for (const node of nodes) {
+      const listed = await provider.exec(node, ['ctr', '--namespace', 'k8s.io', 'images', 'ls']);
+      const images = parseCtrImageList(listed.stdout);
+      // The name now points at the rebuilt image, which the CRI plugin also lists by id.
+      expect(images.get(`docker.io/${tiny}`)).toBeDefined();
+      expect(images.get(`docker.io/${tiny}`)).toBe(images.get(rebuiltId));
+    }
   });
 
   it('says so when an image is not present locally', async () => {
