@@ -2,7 +2,7 @@
 // registry builds per kind: PATCH with application/apply-patch+yaml decodes the YAML body, runs
 // FieldManager.Apply over the live object (an empty one when absent, which creates it) and writes
 // the result as an update or create, answering conflicts with 409 and their causes.
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument, parse as parseYaml, visit, YAMLParseError } from 'yaml';
 import { isJsonObject, type KubeObject } from '../../api/object.js';
 import { fieldForbidden, fieldRequired } from '../../api/selectors/field-errors.js';
 import { ApplyBadRequestError, FieldManager } from '../apply/field-manager.js';
@@ -71,12 +71,15 @@ function goJsonTypeName(value: unknown): string {
   return 'string';
 }
 
-/** The apply configuration in a request body: a YAML (or JSON) object, else upstream's 400. */
+/**
+ * The apply configuration in a request body: a YAML (or JSON) object, else upstream's 400. Decoded
+ * leniently as yaml.v2 does: a key set twice keeps its last value (see strictApplyBodyError).
+ */
 export function decodeApplyBody(body: string | Uint8Array): JsonObject {
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
   let value: unknown;
   try {
-    value = parseYaml(text, { version: '1.1', prettyErrors: false });
+    value = parseYaml(text, { version: '1.1', prettyErrors: false, uniqueKeys: false });
   } catch (error) {
     if (error instanceof YAMLParseError) throw badRequest(`error decoding YAML: ${error.message}`);
     throw error;
@@ -88,6 +91,42 @@ export function decodeApplyBody(body: string | Uint8Array): JsonObject {
     );
   }
   return value as JsonObject;
+}
+
+/** A map key as Go's %#v prints the decoded value: strings quoted, numbers and booleans bare. */
+function goKeyText(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * What yaml.UnmarshalStrict finds in an apply body that the lenient decode let through: keys set
+ * twice in one map, as `error converting YAML to JSON: yaml: unmarshal errors:` followed by a
+ * `line N: key "k" already set in map` line per repeat (N is the repeat's line). Undefined when
+ * there is none. applyPatcher refuses it under fieldValidation=Strict and warns under Warn.
+ */
+export function strictApplyBodyError(body: string | Uint8Array): string | undefined {
+  const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { version: '1.1', uniqueKeys: false, lineCounter });
+  const repeats: string[] = [];
+  visit(document, {
+    Map(_, map) {
+      if (!isMap(map)) return;
+      const seen = new Set<string>();
+      for (const pair of map.items) {
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        const id = JSON.stringify(key);
+        if (!seen.has(id)) {
+          seen.add(id);
+          continue;
+        }
+        const offset = isScalar(pair.key) ? (pair.key.range?.[0] ?? 0) : 0;
+        repeats.push(`line ${lineCounter.linePos(offset).line}: key ${goKeyText(key)} already set in map`);
+      }
+    },
+  });
+  if (repeats.length === 0) return undefined;
+  return `error converting YAML to JSON: yaml: unmarshal errors:\n  ${repeats.join('\n  ')}`;
 }
 
 /** FieldManager.Apply with its errors as the Status kube-apiserver answers. */

@@ -51,6 +51,7 @@ import {
   decodeApplyBody,
   fieldManagerFor,
   managedFieldsUpdater,
+  strictApplyBodyError,
   updateManager,
 } from './apply-patch.js';
 import { listBodyText } from './list-body.js';
@@ -380,7 +381,11 @@ export class ResourceHandler {
     const sub = request.subresource;
     const manager = ctx.query.get('fieldManager') ?? '';
     const force = queryBool(ctx.query, 'force');
-    const configuration = decodeApplyBody(await readBody(ctx.req));
+    const mode = fieldValidationDirective(ctx.query.get('fieldValidation'), 'PatchOptions');
+    const body = await readBody(ctx.req);
+    const configuration = decodeApplyBody(body);
+    // applyPatcher decodes leniently, applies, then decodes strictly for Strict and Warn.
+    const strictError = mode === 'Ignore' ? undefined : strictApplyBodyError(body);
     const fieldManager = fieldManagerFor(resources, sub);
     const { info } = resources;
     const kindText = `${info.group}/${info.version}, Kind=${info.kind}`;
@@ -392,9 +397,11 @@ export class ResourceHandler {
         );
       }
       this.checkNamespace(object, namespace);
+      if (strictError && mode === 'Strict') throw badRequest(`error strict decoding YAML: ${strictError}`);
       return object;
     };
     const options = { subresource: sub, dryRun, user: ctx.user, warnings: [] as string[] };
+    if (strictError && mode === 'Warn') options.warnings.push(strictError);
     const exists = await resources
       .get(namespace, request.name)
       .then(() => true)
@@ -410,7 +417,7 @@ export class ResourceHandler {
       );
       created.metadata = { ...created.metadata, name: request.name };
       const object = await resources.create(namespace, created, options);
-      return sendJson(ctx.res, 201, object);
+      return sendJson(ctx.res, 201, object, warningHeaders(options.warnings));
     }
     const updated = await resources.guaranteedUpdate(
       namespace,
@@ -419,7 +426,7 @@ export class ResourceHandler {
         withName(applyConfiguration(fieldManager, current, configuration, manager, force, kindText)),
       options,
     );
-    return sendJson(ctx.res, 200, updated);
+    return sendJson(ctx.res, 200, updated, warningHeaders(options.warnings));
   }
 
   private async updateScale(

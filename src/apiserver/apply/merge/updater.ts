@@ -154,9 +154,11 @@ export class Updater {
   ): UpdateResult {
     this.reconcile(liveObject, managers);
     const type = this.type(version);
+    // The configuration's field set first: it is the typed patch object's validation (fields not
+    // declared in the schema, bad list keys), which upstream runs before merging.
+    let set = toFieldSet(type, configObject);
     let newObject = mergeValues(type, liveObject, configObject, keepRight) ?? null;
     const lastSet = managers.get(manager);
-    let set = toFieldSet(type, configObject);
     const ignored = this.options.ignoredFields?.get(version);
     if (ignored) set = set.recursiveDifference(ignored);
     managers.set(manager, { set, apiVersion: version, applied: true });

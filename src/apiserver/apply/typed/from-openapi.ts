@@ -31,9 +31,10 @@ export interface OpenApiSchema {
   'x-kubernetes-patch-strategy'?: string;
   'x-kubernetes-patch-merge-key'?: string;
   'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-embedded-resource'?: boolean;
 }
 
-function isSchema(value: unknown): value is OpenApiSchema {
+export function isSchema(value: unknown): value is OpenApiSchema {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
