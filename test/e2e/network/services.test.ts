@@ -1,5 +1,6 @@
-// Services through the proxy on `tkube up --nodes 2` with real Docker nodes: a Deployment of three
-// busybox httpd backends behind a ClusterIP reached from pods on every node; a NodePort reached
+// Services through the proxy on `tkube up --nodes 3` with real Docker nodes: a Deployment of three
+// busybox httpd backends behind a ClusterIP reached from a pod on every node by the service's name,
+// its FQDN and its ClusterIP (300 requests each, all three backends answering); a NodePort reached
 // from the host at every node's address; externalTrafficPolicy Local keeping the client's address
 // and answering only where a backend runs (its health check node port says so); ClientIP affinity
 // pinning a client; a service without endpoints refusing connections at once.
@@ -30,11 +31,14 @@ async function createService(svc: Service): Promise<Service> {
   return cluster.client.resource<Service>(SERVICES).create(svc);
 }
 
+/** Requests per target (name, FQDN, ClusterIP) from each node's client, as the acceptance asks. */
+const REQUESTS = 300;
+
 /** Backend pod names seen in client output lines. */
 const backendsIn = (output: string) => new Set(output.split('\n').filter((line) => line.startsWith('web-')));
 
 beforeAll(async () => {
-  cluster = await startNetworkCluster('svc');
+  cluster = await startNetworkCluster('svc', 3, 'nf');
   nodes = [...cluster.nodeIPs.keys()].sort();
   const deployment: Deployment = {
     metadata: { name: 'web', namespace: 'default' },
@@ -58,22 +62,35 @@ afterAll(async () => {
 }, 120_000);
 
 describe('ClusterIP', () => {
-  it('reaches all three backends from a pod on every node, by a named targetPort', async () => {
+  it('reaches all three backends from a pod on every node by name, FQDN and ClusterIP, by a named targetPort', async () => {
     const svc = await createService(
       service('web', { ports: [{ name: 'http', port: 80, targetPort: 'http' }] }),
     );
     await waitForRules(cluster, /"default\/web:http cluster IP" .*-j KUBE-SVC-/);
-    const url = `http://${svc.spec!.clusterIP}/`;
+    // Names resolve through the pod's resolv.conf (ClusterFirst: 10.96.0.10, search default.svc.cluster.local).
+    const targets = {
+      name: 'http://web/',
+      fqdn: 'http://web.default.svc.cluster.local/',
+      clusterIP: `http://${svc.spec!.clusterIP}/`,
+    };
+    const script = Object.entries(targets)
+      .map(([label, url]) => `echo "=== ${label}"; ${getLoop(url, REQUESTS)}`)
+      .join('; ');
     const outputs = await Promise.all(
-      nodes.map((node, i) => runClient(cluster, node, `client-${i}`, getLoop(url, 60))),
+      nodes.map((node, i) => runClient(cluster, node, `client-${i}`, script, 240_000)),
     );
+    expect(nodes).toHaveLength(3);
     for (const output of outputs) {
-      const lines = output.split('\n').filter(Boolean);
-      expect(lines).toHaveLength(60);
-      expect(lines).not.toContain('ERR');
-      expect(backendsIn(output).size).toBe(3);
+      const sections = output.split('=== ').slice(1);
+      expect(sections.map((section) => section.split('\n')[0])).toEqual(Object.keys(targets));
+      for (const section of sections) {
+        const lines = section.split('\n').slice(1).filter(Boolean);
+        expect(lines).toHaveLength(REQUESTS);
+        expect(lines).not.toContain('ERR');
+        expect(backendsIn(section).size).toBe(3);
+      }
     }
-  }, 120_000);
+  }, 300_000);
 
   it('pins a client to one backend with sessionAffinity ClientIP', async () => {
     const svc = await createService(
@@ -232,6 +249,9 @@ describe('NodePort', () => {
     await expect(
       fetch(`http://${withoutIP}:${nodePort}/`, { signal: AbortSignal.timeout(2000) }),
     ).rejects.toThrow();
+    await expect(
+      fetch(`http://${cluster.nodeIPs.get(nodes[2]!)}:${nodePort}/`, { signal: AbortSignal.timeout(2000) }),
+    ).rejects.toThrow();
 
     const health = await fetch(`http://${withIP}:${healthCheckNodePort}/`, {
       signal: AbortSignal.timeout(3000),
@@ -281,9 +301,10 @@ describe('node addresses as endpoints', () => {
         ),
       ),
     );
-    // Only the second node runs a `solo` backend: its own server says 1, the first node's answers 503.
+    // Only the second node runs a `solo` backend: its own server says 1, the others answer 503.
     expect(outputs[0]).toContain('503 Service Unavailable');
     expect(outputs[1]).toContain('"localEndpoints": 1');
+    expect(outputs[2]).toContain('503 Service Unavailable');
   }, 120_000);
 
   it("answers kube-proxy's /healthz on port 10256 of every node", async () => {
