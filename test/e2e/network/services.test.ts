@@ -3,7 +3,8 @@
 // its FQDN and its ClusterIP (300 requests each, all three backends answering); a NodePort reached
 // from the host at every node's address; externalTrafficPolicy Local keeping the client's address
 // and answering only where a backend runs (its health check node port says so); ClientIP affinity
-// pinning a client; a service without endpoints refusing connections at once.
+// pinning a client; a service without endpoints refusing connections at once; bad input (ports
+// out of range, hand-written EndpointSlices that are malformed or of no use to the proxy).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../../src/api/types/apps-v1.generated.js';
 import type { Service } from '../../../src/api/types/core-v1.generated.js';
@@ -314,6 +315,80 @@ describe('node addresses as endpoints', () => {
       expect(await response.json()).toMatchObject({ nodeEligible: true });
     }
   });
+});
+
+describe('bad input', () => {
+  const apply = (object: object) => cluster.kubectl(['create', '-f', '-'], JSON.stringify(object));
+  const nodePortService = (name: string, ports: object[]) => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: 'default' },
+    spec: { type: 'NodePort', selector: { app: 'web' }, ports },
+  });
+
+  it('refuses service ports and node ports out of range with the upstream messages', async () => {
+    const port = await apply(nodePortService('bad-port', [{ port: 70000, targetPort: 8080 }]));
+    expect(port.exitCode).toBe(1);
+    expect(port.stderr).toContain(
+      'spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive',
+    );
+    const nodePort = await apply(nodePortService('bad-node-port', [{ port: 80, nodePort: 20000 }]));
+    expect(nodePort.exitCode).toBe(1);
+    expect(nodePort.stderr).toContain(
+      'spec.ports[0].nodePort: Invalid value: 20000: provided port is not in the valid range. The range of valid ports is 30000-32767',
+    );
+  });
+
+  it('refuses a malformed hand-written EndpointSlice, and routes nothing to a slice the proxy cannot use', async () => {
+    const svc = await createService({
+      metadata: { name: 'hand', namespace: 'default' },
+      spec: { ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+    });
+    const slice = (name: string, body: object) => ({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name, namespace: 'default', labels: { 'kubernetes.io/service-name': 'hand' } },
+      ...body,
+    });
+    const invalid = await apply(
+      slice('hand-invalid', {
+        addressType: 'IPv4',
+        ports: [{ name: 'http', port: 8080 }],
+        endpoints: [{ addresses: ['not-an-ip'] }],
+      }),
+    );
+    expect(invalid.exitCode).toBe(1);
+    expect(invalid.stderr).toContain(
+      'endpoints[0].addresses[0]: Invalid value: "not-an-ip": must be a valid IP address',
+    );
+    // Valid to the API, useless to the proxy: a port name the service does not have, and FQDN
+    // addresses. The service keeps rejecting at once, and every node still programs the others.
+    const wrongPort = await apply(
+      slice('hand-wrong-port', {
+        addressType: 'IPv4',
+        ports: [{ name: 'other', port: 8080 }],
+        endpoints: [{ addresses: ['10.244.9.9'], conditions: { ready: true } }],
+      }),
+    );
+    expect(wrongPort.exitCode, wrongPort.stderr).toBe(0);
+    const fqdn = await apply(
+      slice('hand-fqdn', {
+        addressType: 'FQDN',
+        ports: [{ name: 'http', port: 8080 }],
+        endpoints: [{ addresses: ['example.com'], conditions: { ready: true } }],
+      }),
+    );
+    expect(fqdn.exitCode, fqdn.stderr).toBe(0);
+    await waitForRules(cluster, /"default\/hand:http has no endpoints" .*-j REJECT/);
+    await waitForRules(cluster, /"default\/web:http cluster IP" .*-j KUBE-SVC-/);
+    const output = await runClient(
+      cluster,
+      nodes[2]!,
+      'client-hand',
+      `${get(`http://${svc.spec!.clusterIP}/`)} 2>&1; true`,
+    );
+    expect(output).toContain('Connection refused');
+  }, 120_000);
 });
 
 describe('the proxy metrics', () => {
