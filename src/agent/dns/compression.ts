@@ -38,28 +38,30 @@ class Writer {
 
   /** Writes the name at `source[offset]` compressed; returns the offset after it in `source`. */
   name(source: Buffer, offset: number): number {
-    const labels: [start: number, end: number][] = [];
+    // Label starts first, then each suffix looked up (longest first) until one is known: an
+    // owner name repeated from the question costs one lookup and no copies.
+    const starts: number[] = [];
     let at = offset;
     for (;;) {
       if (at >= source.length) throw new Uncompressible();
       const length = source[at]!;
       if (length === 0) break;
       if ((length & POINTER) !== 0) throw new Uncompressible();
-      labels.push([at, at + 1 + length]);
+      starts.push(at);
       at += 1 + length;
     }
     const end = at + 1;
-    const keys = labels.map(([start]) => source.toString('latin1', start, end));
-    for (let i = 0; i < labels.length; i++) {
-      const known = this.suffixes.get(keys[i]!);
+    for (let i = 0; i < starts.length; i++) {
+      const start = starts[i]!;
+      const key = source.toString('latin1', start, end);
+      const known = this.suffixes.get(key);
       if (known !== undefined) {
         this.out.writeUInt16BE((POINTER << 8) | known, this.length);
         this.length += 2;
         return end;
       }
-      if (this.length <= MAX_POINTER_OFFSET) this.suffixes.set(keys[i]!, this.length);
-      const [start, stop] = labels[i]!;
-      this.copy(source, start, stop);
+      if (this.length <= MAX_POINTER_OFFSET) this.suffixes.set(key, this.length);
+      this.copy(source, start, starts[i + 1] ?? at);
     }
     this.out[this.length++] = 0;
     return end;
