@@ -39,7 +39,7 @@ const REQUESTS = 300;
 const backendsIn = (output: string) => new Set(output.split('\n').filter((line) => line.startsWith('web-')));
 
 beforeAll(async () => {
-  cluster = await startNetworkCluster('svc', 3, 'nf');
+  cluster = await startNetworkCluster('svc', 3);
   nodes = [...cluster.nodeIPs.keys()].sort();
   const deployment: Deployment = {
     metadata: { name: 'web', namespace: 'default' },
