@@ -11,11 +11,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { CLUSTER_DNS_IP } from '../../src/api/cluster-dns.js';
-import type { Node, Pod, Service } from '../../src/api/types/core-v1.generated.js';
-import { sleep } from '../../src/client/informers/index.js';
-import { NODES, PODS, SERVICES } from '../../src/client/resources.js';
+import type { Node, Service } from '../../src/api/types/core-v1.generated.js';
+import { NODES, SERVICES } from '../../src/client/resources.js';
 import { clientFromKubeconfig } from '../../src/client/transports.js';
 import { buildBusyboxImage } from '../../test/e2e/kubelet/pods-support.js';
+import {
+  DNS_LOAD_SCRIPT,
+  type DnsLoadResult,
+  type DnsPhaseResult,
+  nodeScriptPod,
+  runToResult,
+} from './node-script-pod.js';
 import { printTable } from './report.js';
 
 const SERVICES_COUNT = 100;
@@ -31,63 +37,9 @@ const env = {
   KUBECONFIG: join(dir, 'kubeconfig'),
   CI: 'true',
 };
-const cluster = 'dn-bench';
+const cluster = process.env.TKUBE_BENCH_CLUSTER ?? 'dn-bench';
 /** A tag of its own: other suites on this Docker rebuild the shared one with their own applets. */
 const IMAGE = 'tkube-test/busybox:dns-bench';
-
-/**
- * The load generator, run by the node's Node.js in the pod: argv is the server, the service
- * count, the in-flight limit and seconds of the closed loop, the rate and seconds of the open
- * loop. Prints one `RESULT {...}` line. Self-contained: it encodes its queries by hand.
- */
-const LOAD_SCRIPT = `
-const dgram = require('node:dgram');
-const [server, count, inFlight, maxSeconds, rate, steadySeconds] = process.argv.slice(1).map((v, i) => i === 0 ? v : Number(v));
-function query(id, name) {
-  const labels = name.split('.').map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)]));
-  const header = Buffer.alloc(12); header.writeUInt16BE(id, 0); header.writeUInt16BE(0x0100, 2); header.writeUInt16BE(1, 4);
-  return Buffer.concat([header, ...labels, Buffer.from([0, 0, 1, 0, 1])]);
-}
-const queries = Array.from({ length: 65536 }, (_, id) => query(id, 'svc-' + (id % count) + '.default.svc.cluster.local'));
-function pct(sorted, p) { return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p / 100 * sorted.length) - 1)] : NaN; }
-function phase(kind) {
-  return new Promise((resolve) => {
-    const socket = dgram.createSocket({ type: 'udp4', recvBufferSize: 4 << 20, sendBufferSize: 4 << 20 });
-    const sentAt = new Float64Array(65536).fill(-1);
-    const latencies = []; let sent = 0; let answered = 0; let errors = 0; let next = 0; let stopped = false;
-    const start = performance.now();
-    const seconds = kind === 'max' ? maxSeconds : steadySeconds;
-    const send = () => { const id = next; next = (next + 1) & 0xffff; sentAt[id] = performance.now(); sent++; socket.send(queries[id], 53, server); };
-    socket.on('message', (m) => {
-      const id = m.readUInt16BE(0); const at = sentAt[id]; if (at < 0) return;
-      sentAt[id] = -1; answered++; latencies.push(performance.now() - at);
-      if ((m.readUInt16BE(2) & 0xf) !== 0) errors++;
-      if (kind === 'max' && !stopped) send();
-    });
-    if (kind === 'max') { for (let i = 0; i < inFlight; i++) send(); }
-    else {
-      const tick = () => { if (stopped) return; const due = Math.floor((performance.now() - start) / 1000 * rate); while (sent < due) send(); setTimeout(tick, 1); };
-      tick();
-    }
-    setTimeout(() => { stopped = true; const elapsed = (performance.now() - start) / 1000;
-      setTimeout(() => { socket.close(); latencies.sort((a, b) => a - b);
-        resolve({ sent, answered, errors, qps: answered / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), max: latencies[latencies.length - 1] });
-      }, 500);
-    }, seconds * 1000);
-  });
-}
-(async () => { const max = await phase('max'); const steady = await phase('steady'); console.log('RESULT ' + JSON.stringify({ max, steady })); })();
-`;
-
-interface PhaseResult {
-  readonly sent: number;
-  readonly answered: number;
-  readonly errors: number;
-  readonly qps: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly max: number;
-}
 
 async function tkube(args: string[]): Promise<void> {
   const result = await execa(process.execPath, [runJs, ...args], { env, reject: false });
@@ -111,55 +63,20 @@ try {
       }),
     ),
   );
-  const pods = client.resource<Pod>(PODS);
-  await pods.create({
-    metadata: { name: 'dns-load', namespace: 'default' },
-    spec: {
-      restartPolicy: 'Never',
-      volumes: [{ name: 'node-root', hostPath: { path: '/', type: 'Directory' } }],
-      containers: [
-        {
-          name: 'load',
-          image: IMAGE,
-          imagePullPolicy: 'Never',
-          command: [
-            'chroot',
-            '/host',
-            '/usr/local/bin/node',
-            '-e',
-            LOAD_SCRIPT,
-            server,
-            ...[SERVICES_COUNT, IN_FLIGHT, MAX_SECONDS, STEADY_RATE, STEADY_SECONDS].map(String),
-          ],
-          volumeMounts: [{ name: 'node-root', mountPath: '/host', readOnly: true }],
-        },
-      ],
-    },
-  });
-  const deadline = Date.now() + 120_000;
-  let phase = '';
-  while (Date.now() < deadline) {
-    phase = (await pods.get('default', 'dns-load')).status?.phase ?? '';
-    if (phase === 'Succeeded' || phase === 'Failed') break;
-    await sleep(500);
-  }
-  const ended = await pods.get('default', 'dns-load');
-  const logs = await execa('kubectl', ['--context', `tkube-${cluster}`, 'logs', 'dns-load'], {
+  const { max, steady } = await runToResult<DnsLoadResult>(
+    client,
+    nodeScriptPod('dns-load', IMAGE, DNS_LOAD_SCRIPT, [
+      server,
+      ...[SERVICES_COUNT, IN_FLIGHT, MAX_SECONDS, STEADY_RATE, STEADY_SECONDS].map(String),
+    ]),
     env,
-    reject: false,
-  });
+    `tkube-${cluster}`,
+    120_000,
+  );
   await client.close();
-  const line = logs.stdout.split('\n').find((text) => text.startsWith('RESULT '));
-  if (phase !== 'Succeeded' || !line)
-    throw new Error(
-      `the load pod ended ${phase}: ${logs.stdout} ${logs.stderr} ${JSON.stringify(ended.status?.containerStatuses?.[0]?.state)}`,
-    );
-  const { max, steady } = JSON.parse(line.slice('RESULT '.length)) as {
-    max: PhaseResult;
-    steady: PhaseResult;
-  };
   const ms = (value: number) => `${value.toFixed(2)} ms`;
-  const lost = (result: PhaseResult) => `${result.sent - result.answered} lost, ${result.errors} not NOERROR`;
+  const lost = (result: DnsPhaseResult) =>
+    `${result.sent - result.answered} lost, ${result.errors} not NOERROR`;
   printTable(`Cluster DNS from one pod (${SERVICES_COUNT} services, server ${server}, UDP)`, [
     ['measure', 'tkube', 'goal'],
     [`as fast as ${IN_FLIGHT} in flight allow: queries/s`, Math.round(max.qps).toString(), '≥ 5000'],

@@ -1,9 +1,11 @@
 // DNS messages on the wire (RFC 1035 and RFC 6891), through dns-packet: reading a query with
 // what a server must check first (a response, a bad header, an opcode or question count it does
-// not serve), and writing a response that fits the client's size limit (the TC bit otherwise).
+// not serve), and writing a response, its names compressed, that fits the client's size limit
+// (the TC bit otherwise).
 
 import type { Answer, DecodedPacket, OptAnswer, Question } from 'dns-packet';
 import * as packet from 'dns-packet';
+import { compressNames } from './compression.js';
 
 /** RFC 1035's UDP limit, for clients that send no EDNS0 record. */
 export const CLASSIC_UDP_SIZE = 512;
@@ -96,7 +98,7 @@ export function encodeResponse(query: Query, content: ResponseContent, limit = 6
     (content.authoritative ? packet.AUTHORITATIVE_ANSWER : 0) |
     content.rcode;
   const opt = query.edns ? [optRecord()] : [];
-  const full = packet.encode({
+  const full = encodeCompressed({
     type: 'response',
     id: query.id,
     flags,
@@ -120,10 +122,14 @@ export function encodeResponse(query: Query, content: ResponseContent, limit = 6
   let high = content.answers.length;
   while (fits < high) {
     const middle = Math.ceil((fits + high) / 2);
-    if (packet.encodingLength(truncated(middle)) <= limit) fits = middle;
+    if (encodeCompressed(truncated(middle)).length <= limit) fits = middle;
     else high = middle - 1;
   }
-  return packet.encode(truncated(fits));
+  return encodeCompressed(truncated(fits));
+}
+
+function encodeCompressed(message: packet.Packet): Buffer {
+  return compressNames(packet.encode(message));
 }
 
 /** An upstream's response cut down for a UDP client whose limit it exceeds. */

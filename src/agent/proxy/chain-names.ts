@@ -34,8 +34,24 @@ function base32Prefix(bytes: Buffer, length: number): string {
   return out;
 }
 
+/**
+ * Names hashed lately: every sync names the same chains again, and SHA-256 of 10,000 endpoints
+ * was most of a sync's own time. Two generations of at most MEMO_LIMIT entries bound the memory.
+ */
+const MEMO_LIMIT = 50_000;
+let recentHashes = new Map<string, string>();
+let olderHashes = new Map<string, string>();
+
 function hash16(text: string): string {
-  return base32Prefix(createHash('sha256').update(text).digest(), 16);
+  let hash = recentHashes.get(text);
+  if (hash !== undefined) return hash;
+  hash = olderHashes.get(text) ?? base32Prefix(createHash('sha256').update(text).digest(), 16);
+  if (recentHashes.size >= MEMO_LIMIT) {
+    olderHashes = recentHashes;
+    recentHashes = new Map();
+  }
+  recentHashes.set(text, hash);
+  return hash;
 }
 
 /** `<namespace>/<name>:<port name>`, or without `:` for an unnamed port (proxy.ServicePortName). */

@@ -1,8 +1,10 @@
-// Services through the proxy on `tkube up --nodes 2` with real Docker nodes: a Deployment of three
-// busybox httpd backends behind a ClusterIP reached from pods on every node; a NodePort reached
+// Services through the proxy on `tkube up --nodes 3` with real Docker nodes: a Deployment of three
+// busybox httpd backends behind a ClusterIP reached from a pod on every node by the service's name,
+// its FQDN and its ClusterIP (300 requests each, all three backends answering); a NodePort reached
 // from the host at every node's address; externalTrafficPolicy Local keeping the client's address
 // and answering only where a backend runs (its health check node port says so); ClientIP affinity
-// pinning a client; a service without endpoints refusing connections at once.
+// pinning a client; a service without endpoints refusing connections at once; bad input (ports
+// out of range, hand-written EndpointSlices that are malformed or of no use to the proxy).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../../src/api/types/apps-v1.generated.js';
 import type { Service } from '../../../src/api/types/core-v1.generated.js';
@@ -30,11 +32,14 @@ async function createService(svc: Service): Promise<Service> {
   return cluster.client.resource<Service>(SERVICES).create(svc);
 }
 
+/** Requests per target (name, FQDN, ClusterIP) from each node's client, as the acceptance asks. */
+const REQUESTS = 300;
+
 /** Backend pod names seen in client output lines. */
 const backendsIn = (output: string) => new Set(output.split('\n').filter((line) => line.startsWith('web-')));
 
 beforeAll(async () => {
-  cluster = await startNetworkCluster('svc');
+  cluster = await startNetworkCluster('svc', 3);
   nodes = [...cluster.nodeIPs.keys()].sort();
   const deployment: Deployment = {
     metadata: { name: 'web', namespace: 'default' },
@@ -58,22 +63,35 @@ afterAll(async () => {
 }, 120_000);
 
 describe('ClusterIP', () => {
-  it('reaches all three backends from a pod on every node, by a named targetPort', async () => {
+  it('reaches all three backends from a pod on every node by name, FQDN and ClusterIP, by a named targetPort', async () => {
     const svc = await createService(
       service('web', { ports: [{ name: 'http', port: 80, targetPort: 'http' }] }),
     );
     await waitForRules(cluster, /"default\/web:http cluster IP" .*-j KUBE-SVC-/);
-    const url = `http://${svc.spec!.clusterIP}/`;
+    // Names resolve through the pod's resolv.conf (ClusterFirst: 10.96.0.10, search default.svc.cluster.local).
+    const targets = {
+      name: 'http://web/',
+      fqdn: 'http://web.default.svc.cluster.local/',
+      clusterIP: `http://${svc.spec!.clusterIP}/`,
+    };
+    const script = Object.entries(targets)
+      .map(([label, url]) => `echo "=== ${label}"; ${getLoop(url, REQUESTS)}`)
+      .join('; ');
     const outputs = await Promise.all(
-      nodes.map((node, i) => runClient(cluster, node, `client-${i}`, getLoop(url, 60))),
+      nodes.map((node, i) => runClient(cluster, node, `client-${i}`, script, 240_000)),
     );
+    expect(nodes).toHaveLength(3);
     for (const output of outputs) {
-      const lines = output.split('\n').filter(Boolean);
-      expect(lines).toHaveLength(60);
-      expect(lines).not.toContain('ERR');
-      expect(backendsIn(output).size).toBe(3);
+      const sections = output.split('=== ').slice(1);
+      expect(sections.map((section) => section.split('\n')[0])).toEqual(Object.keys(targets));
+      for (const section of sections) {
+        const lines = section.split('\n').slice(1).filter(Boolean);
+        expect(lines).toHaveLength(REQUESTS);
+        expect(lines).not.toContain('ERR');
+        expect(backendsIn(section).size).toBe(3);
+      }
     }
-  }, 120_000);
+  }, 300_000);
 
   it('pins a client to one backend with sessionAffinity ClientIP', async () => {
     const svc = await createService(
@@ -232,6 +250,9 @@ describe('NodePort', () => {
     await expect(
       fetch(`http://${withoutIP}:${nodePort}/`, { signal: AbortSignal.timeout(2000) }),
     ).rejects.toThrow();
+    await expect(
+      fetch(`http://${cluster.nodeIPs.get(nodes[2]!)}:${nodePort}/`, { signal: AbortSignal.timeout(2000) }),
+    ).rejects.toThrow();
 
     const health = await fetch(`http://${withIP}:${healthCheckNodePort}/`, {
       signal: AbortSignal.timeout(3000),
@@ -281,9 +302,10 @@ describe('node addresses as endpoints', () => {
         ),
       ),
     );
-    // Only the second node runs a `solo` backend: its own server says 1, the first node's answers 503.
+    // Only the second node runs a `solo` backend: its own server says 1, the others answer 503.
     expect(outputs[0]).toContain('503 Service Unavailable');
     expect(outputs[1]).toContain('"localEndpoints": 1');
+    expect(outputs[2]).toContain('503 Service Unavailable');
   }, 120_000);
 
   it("answers kube-proxy's /healthz on port 10256 of every node", async () => {
@@ -293,6 +315,80 @@ describe('node addresses as endpoints', () => {
       expect(await response.json()).toMatchObject({ nodeEligible: true });
     }
   });
+});
+
+describe('bad input', () => {
+  const apply = (object: object) => cluster.kubectl(['create', '-f', '-'], JSON.stringify(object));
+  const nodePortService = (name: string, ports: object[]) => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: 'default' },
+    spec: { type: 'NodePort', selector: { app: 'web' }, ports },
+  });
+
+  it('refuses service ports and node ports out of range with the upstream messages', async () => {
+    const port = await apply(nodePortService('bad-port', [{ port: 70000, targetPort: 8080 }]));
+    expect(port.exitCode).toBe(1);
+    expect(port.stderr).toContain(
+      'spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive',
+    );
+    const nodePort = await apply(nodePortService('bad-node-port', [{ port: 80, nodePort: 20000 }]));
+    expect(nodePort.exitCode).toBe(1);
+    expect(nodePort.stderr).toContain(
+      'spec.ports[0].nodePort: Invalid value: 20000: provided port is not in the valid range. The range of valid ports is 30000-32767',
+    );
+  });
+
+  it('refuses a malformed hand-written EndpointSlice, and routes nothing to a slice the proxy cannot use', async () => {
+    const svc = await createService({
+      metadata: { name: 'hand', namespace: 'default' },
+      spec: { ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+    });
+    const slice = (name: string, body: object) => ({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name, namespace: 'default', labels: { 'kubernetes.io/service-name': 'hand' } },
+      ...body,
+    });
+    const invalid = await apply(
+      slice('hand-invalid', {
+        addressType: 'IPv4',
+        ports: [{ name: 'http', port: 8080 }],
+        endpoints: [{ addresses: ['not-an-ip'] }],
+      }),
+    );
+    expect(invalid.exitCode).toBe(1);
+    expect(invalid.stderr).toContain(
+      'endpoints[0].addresses[0]: Invalid value: "not-an-ip": must be a valid IP address',
+    );
+    // Valid to the API, useless to the proxy: a port name the service does not have, and FQDN
+    // addresses. The service keeps rejecting at once, and every node still programs the others.
+    const wrongPort = await apply(
+      slice('hand-wrong-port', {
+        addressType: 'IPv4',
+        ports: [{ name: 'other', port: 8080 }],
+        endpoints: [{ addresses: ['10.244.9.9'], conditions: { ready: true } }],
+      }),
+    );
+    expect(wrongPort.exitCode, wrongPort.stderr).toBe(0);
+    const fqdn = await apply(
+      slice('hand-fqdn', {
+        addressType: 'FQDN',
+        ports: [{ name: 'http', port: 8080 }],
+        endpoints: [{ addresses: ['example.com'], conditions: { ready: true } }],
+      }),
+    );
+    expect(fqdn.exitCode, fqdn.stderr).toBe(0);
+    await waitForRules(cluster, /"default\/hand:http has no endpoints" .*-j REJECT/);
+    await waitForRules(cluster, /"default\/web:http cluster IP" .*-j KUBE-SVC-/);
+    const output = await runClient(
+      cluster,
+      nodes[2]!,
+      'client-hand',
+      `${get(`http://${svc.spec!.clusterIP}/`)} 2>&1; true`,
+    );
+    expect(output).toContain('Connection refused');
+  }, 120_000);
 });
 
 describe('the proxy metrics', () => {

@@ -94,6 +94,7 @@ export async function runClient(
   node: string,
   name: string,
   script: string,
+  timeoutMs = 120_000,
 ): Promise<string> {
   await cluster.pods.create({
     metadata: { name, namespace: 'default' },
@@ -108,7 +109,7 @@ export async function runClient(
   const pod = await waitFor(
     () => cluster.pods.get('default', name),
     (pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed',
-    120_000,
+    timeoutMs,
     `client pod ${name}`,
   );
   return containerLog(pod, 'client');

@@ -15,6 +15,17 @@ describe('kube-proxy chain names', () => {
     expect(endpointChain('ns1/svc1:p80', 'tcp', '10.180.0.1:80')).toBe('KUBE-SEP-SXIVWICOYRO3J4NJ');
   });
 
+  it('gives the same names from its memo, and past the memo generations (120,000 other names)', () => {
+    const first = endpointChain('ns1/svc1:p80', 'tcp', '10.180.0.1:80');
+    expect(endpointChain('ns1/svc1:p80', 'tcp', '10.180.0.1:80')).toBe(first);
+    const names = new Set<string>();
+    for (let i = 0; i < 120_000; i++)
+      names.add(endpointChain('ns1/svc1:p80', 'tcp', `10.1.${i >> 8}.${i & 255}:80`));
+    expect(names.size).toBe(120_000);
+    expect(endpointChain('ns1/svc1:p80', 'tcp', '10.180.0.1:80')).toBe('KUBE-SEP-SXIVWICOYRO3J4NJ');
+    expect(clusterPolicyChain('ns1/svc1:p80', 'tcp')).toBe('KUBE-SVC-XPGD46QRK7WJZT7O');
+  });
+
   it('names an unnamed port without the colon', () => {
     expect(servicePortNameString('ns1', 'svc1', '')).toBe('ns1/svc1');
     expect(servicePortNameString('ns1', 'svc1', 'p80')).toBe('ns1/svc1:p80');
