@@ -4,9 +4,12 @@
 // kubelet address; then upstream's upgrade-aware handler refuses a request that is no upgrade
 // ("Upgrade request required"), so a plain GET never answers with the Pod. An exec or attach
 // upgrade over SPDY is joined byte for byte with the kubelet's /exec or /attach (the kubelet's
-// answer, 101 or an error, reaches the client as it is). WebSocket upgrades are refused, so
-// kubectl 1.30+ falls back to SPDY. Port forwarding goes the same way to the kubelet's /portForward.
-import type { IncomingHttpHeaders } from 'node:http';
+// answer, 101 or an error, reaches the client as it is). Port forwarding goes the same way to
+// the kubelet's /portForward. WebSockets as upstream serves them (KEP-4006): exec/attach with
+// v5.channel.k8s.io end here and go on to the kubelet over SPDY (`streaming/exec-translator.ts`),
+// port forwarding tunnelled as `SPDY/3.1+portforward.k8s.io` is unwrapped here
+// (`streaming/spdy-tunnel.ts`), older channel protocols pass on to the kubelet as they are.
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
@@ -18,6 +21,17 @@ import { queryBool } from '../http/query-bool.js';
 import type { RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { badRequest, internalError } from '../status.js';
+import { translateExec } from '../streaming/exec-translator.js';
+import type { PodStreamMetrics, PodStreamTransport } from '../streaming/metrics.js';
+import { tunnelSpdy } from '../streaming/spdy-tunnel.js';
+import { acceptWebSocket, checkWebSocketHandshake } from '../streaming/websocket-accept.js';
+import {
+  isWebSocketRequest,
+  offeredProtocols,
+  SPDY_EXEC_PROTOCOL,
+  V5_CHANNEL_PROTOCOL,
+  webSocketRoute,
+} from '../streaming/websocket-protocols.js';
 import { type KubeletClientCredentials, type KubeletRequest, kubeletAddress } from './kubelet-connection.js';
 
 /** The subresources that connect to a stream in a container. */
@@ -33,6 +47,8 @@ export interface PodConnectDeps {
   readonly credentials: () => Promise<KubeletClientCredentials>;
   /** How the kubelet is reached (directly or through its node's tunnel). */
   readonly dial?: KubeletRequest['dial'];
+  /** Counts the connections by transport (the apiserver's /metrics). */
+  readonly metrics?: PodStreamMetrics;
 }
 
 /** The caller's credentials stay here. */
@@ -126,12 +142,13 @@ export function podConnectHandler(deps: PodConnectDeps): PodConnectHandler {
     if (nodeName === '') throw badRequest(`pod ${name} does not have a host assigned`);
     const { host, port } = kubeletAddress((await deps.nodes().get('', nodeName)) as KubeObject as Node);
     if (!isUpgradeRequest(ctx.headers)) throw badRequest('Upgrade request required');
-    const websocket = String(ctx.headers.upgrade ?? '').toLowerCase() === 'websocket';
-    if (websocket) {
-      throw badRequest(`upgrade requests to pods/${subresource} over WebSockets are not supported yet`);
-    }
     const client = ctx.req.socket;
     if (!client) throw badRequest('Upgrade request required');
+    const route = isWebSocketRequest(ctx.headers)
+      ? webSocketRoute(subresource, offeredProtocols(ctx.headers))
+      : undefined;
+    // A WebSocket the apiserver answers itself must be a valid handshake before the kubelet is dialed.
+    if (route && route.kind !== 'pass-through') checkWebSocketHandshake(ctx.method, ctx.headers);
     const backend = await dialKubelet(host, port, await deps.credentials(), deps.dial);
     const path =
       subresource === 'portforward'
@@ -144,11 +161,43 @@ export function podConnectHandler(deps: PodConnectDeps): PodConnectHandler {
       subresource === 'portforward' ? kubeletPortForwardQuery(ctx.query) : kubeletExecQuery(ctx.query);
     const target = `${path}?${query.toString()}`;
     const hostHeader = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
-    await joinUpgraded(
-      client,
-      backend,
-      requestHead(ctx.method, target, hostHeader, headers),
-      Buffer.alloc(0),
+    const track = (transport: PodStreamTransport, done: Promise<void>) =>
+      deps.metrics ? deps.metrics.track(subresource, transport, done) : done;
+    if (route && route.kind !== 'pass-through') {
+      // The kubelet is asked for SPDY, as client-go's SPDY executor and dialer ask.
+      const spdyHeaders = {
+        ...Object.fromEntries(
+          Object.entries(headers).filter(
+            ([header]) => !/^(sec-websocket-.*|upgrade|connection)$/i.test(header),
+          ),
+        ),
+        Connection: 'Upgrade',
+        Upgrade: 'SPDY/3.1',
+        'X-Stream-Protocol-Version':
+          route.kind === 'translate-exec' ? SPDY_EXEC_PROTOCOL : route.spdyProtocol,
+      };
+      const spdyRequest = requestHead('GET', target, hostHeader, spdyHeaders);
+      const req = ctx.req as IncomingMessage;
+      if (route.kind === 'translate-exec') {
+        const ws = await acceptWebSocket(req, client, V5_CHANNEL_PROTOCOL);
+        return track(
+          'websocket-v5',
+          translateExec(ws, backend, spdyRequest, {
+            stdin: queryBool(ctx.query, 'stdin'),
+            stdout: queryBool(ctx.query, 'stdout'),
+            stderr: queryBool(ctx.query, 'stderr'),
+            tty: queryBool(ctx.query, 'tty'),
+          }),
+        );
+      }
+      return track(
+        'websocket-spdy-tunnel',
+        tunnelSpdy(client, backend, spdyRequest, () => acceptWebSocket(req, client, route.protocol)),
+      );
+    }
+    await track(
+      route ? 'websocket' : 'spdy',
+      joinUpgraded(client, backend, requestHead(ctx.method, target, hostHeader, headers), Buffer.alloc(0)),
     );
   };
 }

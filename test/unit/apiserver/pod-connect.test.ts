@@ -123,9 +123,10 @@ describe('upgrade requests', () => {
     },
   );
 
-  it('refuses a WebSocket upgrade with a 400 Status over HTTP/1.1, so kubectl falls back to SPDY', async () => {
+  /** A WebSocket upgrade to pods/exec with `headers` over the handshake's; the HTTP answer. */
+  function webSocketUpgrade(headers: Record<string, string>): Promise<{ code: number; body: string }> {
     const read = (name: string) => readFileSync(join(dir, 'pki', name));
-    const answer = await new Promise<{ code: number; body: string }>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const outgoing = request({
         host: '127.0.0.1',
         port: controlPlane.port,
@@ -139,6 +140,7 @@ describe('upgrade requests', () => {
           'sec-websocket-version': '13',
           'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
           'sec-websocket-protocol': 'v5.channel.k8s.io',
+          ...headers,
         },
       });
       outgoing.on('upgrade', () => reject(new Error('upgraded')));
@@ -152,11 +154,32 @@ describe('upgrade requests', () => {
       outgoing.on('error', reject);
       outgoing.end();
     });
-    expect(answer.code).toBe(400);
-    expect(JSON.parse(answer.body)).toMatchObject({
+  }
+
+  it("answers a broken WebSocket handshake with 400 and gorilla/websocket's text, before any dial", async () => {
+    const badKey = await webSocketUpgrade({ 'sec-websocket-key': 'short' });
+    expect(badKey.code).toBe(400);
+    expect(JSON.parse(badKey.body)).toMatchObject({
       kind: 'Status',
       reason: 'BadRequest',
-      message: 'upgrade requests to pods/exec over WebSockets are not supported yet',
+      message:
+        "websocket: not a websocket handshake: 'Sec-WebSocket-Key' header must be Base64 encoded value of 16-byte in length",
+    });
+    const badVersion = await webSocketUpgrade({ 'sec-websocket-version': '8' });
+    expect(badVersion.code).toBe(400);
+    expect(JSON.parse(badVersion.body).message).toBe(
+      "websocket: unsupported version: 13 not found in 'Sec-Websocket-Version' header",
+    );
+  });
+
+  it('reports a kubelet it cannot reach for a v5 WebSocket as a 500 Status, so kubectl falls back and says why', async () => {
+    const answer = await webSocketUpgrade({});
+    expect(answer.code).toBe(500);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      kind: 'Status',
+      reason: 'InternalError',
+      message:
+        'Internal error occurred: error dialing backend: dial tcp 127.0.0.1:1: connect: connection refused',
     });
   });
 });
