@@ -8,7 +8,8 @@ import { delimiter, dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node, Pod } from '../../../src/api/types/core-v1.generated.js';
-import { NAMESPACES, NODES, PODS } from '../../../src/client/resources.js';
+import type { Role, RoleBinding } from '../../../src/api/types/rbac-v1.generated.js';
+import { NAMESPACES, NODES, PODS, ROLE_BINDINGS, ROLES } from '../../../src/client/resources.js';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
 import { writeAdminKubeconfig } from '../../support/admin-kubeconfig.js';
 
@@ -69,6 +70,20 @@ beforeAll(async () => {
     }),
   );
   await pods.create(pod('pending', { containers: [{ name: 'app', image: 'busybox' }] }));
+  // bob may read pods, nothing more.
+  await admin.resource<Role>(ROLES).create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: 'pod-reader', namespace: 'connect' },
+    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
+  });
+  await admin.resource<RoleBinding>(ROLE_BINDINGS).create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'bob-reads', namespace: 'connect' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+    subjects: [{ kind: 'User', name: 'bob', apiGroup: 'rbac.authorization.k8s.io' }],
+  });
   kubeconfig = writeAdminKubeconfig(join(dir, 'kubeconfig'), controlPlane.port, join(dir, 'pki'), 'connect');
 }, 60_000);
 
@@ -107,6 +122,43 @@ describe('pods/exec, attach, portforward without an upgrade', () => {
     );
     expect((await raw('pending/portforward?ports=80')).stderr).toContain(
       'pod pending does not have a host assigned',
+    );
+  });
+});
+
+describe('who may connect', () => {
+  it.each(['kubectl', kubectl128()])(
+    "%s: a user who may get pods but not create pods/exec gets 403 with upstream's message",
+    async (binary) => {
+      expect((await kubectl(binary, '--as', 'bob', 'get', 'pod', 'one', '-o', 'name')).stdout).toBe(
+        'pod/one',
+      );
+      const exec = await kubectl(binary, '--as', 'bob', 'exec', 'one', '--', 'true');
+      expect(exec.code).not.toBe(0);
+      expect(exec.stderr).toContain(
+        'Error from server (Forbidden): pods "one" is forbidden: User "bob" cannot create resource "pods/exec" in API group "" in the namespace "connect"',
+      );
+    },
+  );
+
+  it("a node's credentials exec into no pod: not its own node's, nor (not even read) another's", async () => {
+    const asNode = (node: string) =>
+      kubectl(
+        'kubectl',
+        '--as',
+        `system:node:${node}`,
+        '--as-group',
+        'system:nodes',
+        'exec',
+        'one',
+        '--',
+        'true',
+      );
+    expect((await asNode('node-1')).stderr).toContain(
+      'pods "one" is forbidden: User "system:node:node-1" cannot create resource "pods/exec" in API group "" in the namespace "connect"',
+    );
+    expect((await asNode('node-2')).stderr).toContain(
+      'pods "one" is forbidden: User "system:node:node-2" cannot get resource "pods" in API group "" in the namespace "connect": no relationship found between node \'node-2\' and this object',
     );
   });
 });
