@@ -559,3 +559,59 @@ describe('bad input', () => {
     expect(result.stderr).toContain('connect: connection refused');
   });
 });
+
+describe.each([
+  ['kubectl 1.33', 'kubectl', '133'],
+  ['kubectl 1.28', kubectl128(), '128'],
+] as const)('%s debug', (_, binary, tag) => {
+  it('adds an ephemeral container the kubelet starts, with its status, and attaches to it', async () => {
+    const name = `debugger-${tag}`;
+    const added = await kubectlWith(binary, [
+      'debug',
+      'shell',
+      `--image=${BUSYBOX}`,
+      '--image-pull-policy=IfNotPresent',
+      '-c',
+      name,
+      '-i',
+      '--attach=false',
+      '--',
+      'sh',
+      '-c',
+      'echo ready; while read line; do echo "debugged $line"; done; sleep 3600',
+    ]);
+    expect(added.exitCode, added.stderr).toBe(0);
+    await eventually(
+      async () => {
+        const pod = await cluster.pods.get('default', 'shell');
+        const status = pod.status?.ephemeralContainerStatuses?.find((s) => s.name === name);
+        return status?.state?.running ? true : undefined;
+      },
+      60_000,
+      250,
+    );
+    // stdin stays open until the answer shows: without stdinOnce the runtime ends an attach
+    // when its stdin closes, maybe before the container's answer was streamed.
+    const attach = execa(
+      binary,
+      ['--context', `tkube-${cluster.name}`, 'attach', '-i', 'shell', '-c', name],
+      {
+        env: { KUBECONFIG: join(cluster.home, '..', 'kubeconfig') },
+        reject: false,
+      },
+    );
+    let output = '';
+    attach.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    try {
+      attach.stdin?.write('hello\n');
+      await eventually(async () => (output.includes('debugged hello') ? true : undefined), 20_000, 100);
+    } finally {
+      attach.kill();
+      await attach;
+    }
+    const logs = await kubectlWith(binary, ['logs', 'shell', '-c', name]);
+    expect(logs.stdout).toContain('ready');
+  }, 90_000);
+});
