@@ -9,7 +9,7 @@
 // v5.channel.k8s.io end here and go on to the kubelet over SPDY (`streaming/exec-translator.ts`),
 // port forwarding tunnelled as `SPDY/3.1+portforward.k8s.io` is unwrapped here
 // (`streaming/spdy-tunnel.ts`), older channel protocols pass on to the kubelet as they are.
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
@@ -26,6 +26,7 @@ import type { PodStreamMetrics, PodStreamTransport } from '../streaming/metrics.
 import { tunnelSpdy } from '../streaming/spdy-tunnel.js';
 import { acceptWebSocket, checkWebSocketHandshake } from '../streaming/websocket-accept.js';
 import {
+  isUpgradeRequest,
   isWebSocketRequest,
   offeredProtocols,
   SPDY_EXEC_PROTOCOL,
@@ -79,14 +80,6 @@ export function streamContainerName(pod: Pod, requested: string): string {
   if (!known.some((c) => c.name === requested))
     throw badRequest(`container ${requested} is not valid for pod ${name}`);
   return requested;
-}
-
-/** httpstream.IsUpgradeRequest: a Connection header naming Upgrade. */
-function isUpgradeRequest(headers: IncomingHttpHeaders): boolean {
-  return String(headers.connection ?? '')
-    .toLowerCase()
-    .split(',')
-    .some((token) => token.trim() === 'upgrade');
 }
 
 /** streamParams: PodExecOptions (PodAttachOptions, without a command) as the kubelet's query (`input`, `output`, `error`, `tty` set to 1). */

@@ -38,12 +38,17 @@ export function checkWebSocketHandshake(method: string, headers: IncomingHttpHea
   }
 }
 
-/** Completes the handshake on `socket` with `protocol`; rejects if ws refuses it or the socket ends. */
+/** Completes the handshake on `socket` with `protocol` ('' for none); rejects if the socket ends first. */
 export function acceptWebSocket(req: IncomingMessage, socket: Duplex, protocol: string): Promise<WebSocket> {
-  chosen.set(req, protocol);
   // ws accepts only RFC 7230 tokens as offered subprotocols, and kubectl's tunnelling one has a
-  // '/': the choice is made already, so ws sees one plain token and answers with `protocol`.
-  req.headers['sec-websocket-protocol'] = 'chosen';
+  // '/': the choice is made already, so ws sees one plain token and answers with `protocol`
+  // ('' answers with none).
+  if (protocol === '') {
+    delete req.headers['sec-websocket-protocol'];
+  } else {
+    chosen.set(req, protocol);
+    req.headers['sec-websocket-protocol'] = 'chosen';
+  }
   return new Promise((resolve, reject) => {
     const gone = () => reject(new Error('the client went away during the WebSocket handshake'));
     socket.once('close', gone);

@@ -16,7 +16,15 @@ export const SPDY_EXEC_PROTOCOL = 'v4.channel.k8s.io';
 /** Channels of the remotecommand protocols. */
 export const Channel = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4 } as const;
 
-/** httpstream.IsUpgradeRequest with an `Upgrade: websocket`. */
+/** httpstream.IsUpgradeRequest: a Connection header naming Upgrade. */
+export function isUpgradeRequest(headers: IncomingHttpHeaders): boolean {
+  return String(headers.connection ?? '')
+    .toLowerCase()
+    .split(',')
+    .some((token) => token.trim() === 'upgrade');
+}
+
+/** An `Upgrade: websocket` request. */
 export function isWebSocketRequest(headers: IncomingHttpHeaders): boolean {
   return String(headers.upgrade ?? '').toLowerCase() === 'websocket';
 }

@@ -615,3 +615,32 @@ describe.each([
     expect(logs.stdout).toContain('ready');
   }, 90_000);
 });
+
+describe('pods/log over a WebSocket', () => {
+  it.each([
+    ['binary.k8s.io', (data: Buffer) => data.toString()],
+    ['base64.binary.k8s.io', (data: Buffer) => Buffer.from(data.toString(), 'base64').toString()],
+  ])('%s: the log as messages, as the conformance spec reads it', async (protocol, decode) => {
+    const config = new KubeConfig();
+    config.loadFromFile(join(cluster.home, '..', 'kubeconfig'));
+    config.setCurrentContext(`tkube-${cluster.name}`);
+    const tls: { ca?: Buffer; cert?: Buffer; key?: Buffer } = {};
+    await config.applyToHTTPSOptions(tls);
+    const url = `${config.getCurrentCluster()!.server.replace(/^https/, 'wss')}/api/v1/namespaces/default/pods/talker/log?limitBytes=200`;
+    let text = '';
+    let chosen = '';
+    await new Promise<void>((resolve, reject) => {
+      const ws = new WebSocket(url, [protocol], tls);
+      ws.on('open', () => {
+        chosen = ws.protocol;
+      });
+      ws.on('message', (data: Buffer) => {
+        text += decode(data);
+      });
+      ws.on('close', () => resolve());
+      ws.on('error', reject);
+    });
+    expect(chosen).toBe(protocol);
+    expect(text).toMatch(/^tick 1\ntick 2\n/);
+  });
+});
