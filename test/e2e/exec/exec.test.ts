@@ -122,7 +122,14 @@ beforeAll(async () => {
       ],
     }),
   );
+  await cluster.pods.create(
+    podOn(cluster.nodes[0]!, 'done', {
+      restartPolicy: 'Never',
+      containers: [{ name: 'main', image: BUSYBOX, command: ['true'] }],
+    }),
+  );
   await waitForPod(cluster, 'bulk', isRunning, 120_000);
+  await waitForPod(cluster, 'done', (pod) => pod.status?.phase === 'Succeeded', 120_000);
   await waitForPod(cluster, 'web', isRunning, 120_000);
   await waitForPod(cluster, 'talker', isRunning, 120_000);
   await waitForPod(cluster, 'reader-0', isRunning, 120_000);
@@ -479,7 +486,7 @@ describe('@kubernetes/client-node', () => {
 });
 
 /** A WebSocket exec with `protocols`; every message as `<channel>:<text>` (base64 decoded), or the HTTP refusal. */
-async function webSocketExec(protocols: string[], command: string): Promise<string[]> {
+async function webSocketExec(protocols: string[], command: string, pod = 'shell'): Promise<string[]> {
   const config = new KubeConfig();
   config.loadFromFile(join(cluster.home, '..', 'kubeconfig'));
   config.setCurrentContext(`tkube-${cluster.name}`);
@@ -487,7 +494,7 @@ async function webSocketExec(protocols: string[], command: string): Promise<stri
   await config.applyToHTTPSOptions(options);
   const query = new URLSearchParams({ stdout: 'true', stderr: 'true' });
   for (const word of ['sh', '-c', command]) query.append('command', word);
-  const url = `${config.getCurrentCluster()!.server.replace(/^https/, 'wss')}/api/v1/namespaces/default/pods/shell/exec?${query}`;
+  const url = `${config.getCurrentCluster()!.server.replace(/^https/, 'wss')}/api/v1/namespaces/default/pods/${pod}/exec?${query}`;
   const got: string[] = [];
   await new Promise<void>((resolve) => {
     const ws = new WebSocket(url, protocols, { ca: options.ca, cert: options.cert, key: options.key });
@@ -548,6 +555,46 @@ describe('bad input', () => {
       200,
     );
     await eventually(async () => (podStreamsOpen(await metrics()) === 0 ? true : undefined), 20_000, 200);
+  });
+
+  it("a stopped pod: kubectl refuses it, a v5 WebSocket gets the kubelet's error as a Status", async () => {
+    const refused = await kubectlWith('kubectl', ['exec', 'done', '--', 'true']);
+    expect(refused.stderr).toContain(
+      'cannot exec into a container in a completed pod; current phase is Succeeded',
+    );
+    const got = await webSocketExec(['v5.channel.k8s.io'], 'true', 'done');
+    expect(got).toHaveLength(1);
+    expect(JSON.parse(got[0]!.slice(2))).toMatchObject({
+      status: 'Failure',
+      reason: 'InternalError',
+      message: 'Internal error occurred: unable to upgrade connection: container not found ("main")',
+    });
+  });
+
+  it('a port-forward client killed mid-download leaves no stream open and no server process behind', async () => {
+    const node = cluster.nodes[0]!;
+    const before = await processesInNode(node, 'httpd');
+    const { forward } = await portForward('kubectl', 'pod/bulk', ['18461:8080']);
+    const download = new Promise<void>((resolve) => {
+      const outgoing = request(
+        { host: '127.0.0.1', port: 18461, path: '/blob', agent: false },
+        (response) => {
+          response.once('data', () => forward.kill('SIGKILL'));
+          response.on('error', () => resolve());
+          response.on('close', () => resolve());
+        },
+      );
+      outgoing.on('error', () => resolve());
+      outgoing.end();
+    });
+    await download;
+    await forward;
+    await eventually(async () => (podStreamsOpen(await metrics()) === 0 ? true : undefined), 20_000, 200);
+    await eventually(
+      async () => ((await processesInNode(node, 'httpd')) === before ? true : undefined),
+      20_000,
+      200,
+    );
   });
 
   it("a port nobody listens on: the runtime's error, and the forward ends", async () => {
