@@ -12,7 +12,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connect as tlsConnect } from 'node:tls';
+import { createSecureContext, type SecureContext, connect as tlsConnect } from 'node:tls';
 import { dialErrorText } from '../../api/go-net-errors.js';
 import type { KubeObject } from '../../api/object.js';
 import type { Node, Pod } from '../../api/types/core-v1.generated.js';
@@ -98,6 +98,31 @@ export function kubeletPortForwardQuery(query: URLSearchParams): URLSearchParams
   return params;
 }
 
+/**
+ * The TLS context of the apiserver's kubelet client certificate, parsed once, and the last
+ * session ticket per kubelet: a resumed handshake spares each exec the certificate signatures.
+ */
+const kubeletTlsByCredentials = new WeakMap<
+  KubeletClientCredentials,
+  { readonly context: SecureContext; readonly sessions: Map<string, Buffer> }
+>();
+
+function kubeletTls(credentials: KubeletClientCredentials) {
+  let found = kubeletTlsByCredentials.get(credentials);
+  if (!found) {
+    found = {
+      context: createSecureContext({
+        ca: credentials.caPem,
+        cert: credentials.certificatePem,
+        key: credentials.privateKeyPem,
+      }),
+      sessions: new Map(),
+    };
+    kubeletTlsByCredentials.set(credentials, found);
+  }
+  return found;
+}
+
 /** A TLS connection to the kubelet with the apiserver's client certificate. */
 async function dialKubelet(
   host: string,
@@ -108,13 +133,14 @@ async function dialKubelet(
   const address = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
   try {
     const raw = dial ? await dial(host, port) : undefined;
+    const tls = kubeletTls(credentials);
     const socket = tlsConnect({
       ...(raw ? { socket: raw, host } : { host, port }),
       ...(isIP(host) === 0 && { servername: host }),
-      ca: credentials.caPem,
-      cert: credentials.certificatePem,
-      key: credentials.privateKeyPem,
+      secureContext: tls.context,
+      session: tls.sessions.get(address),
     });
+    socket.once('session', (session: Buffer) => tls.sessions.set(address, session));
     await new Promise<void>((resolve, reject) => {
       socket.once('secureConnect', resolve);
       socket.once('error', reject);

@@ -157,6 +157,21 @@ describe('who may connect', () => {
     expect((await asNode('node-1')).stderr).toContain(
       'pods "one" is forbidden: User "system:node:node-1" cannot create resource "pods/exec" in API group "" in the namespace "connect"',
     );
+    // Nor straight at the kubelet: its /exec asks the apiserver (SubjectAccessReview) whether the
+    // caller may create nodes/proxy of that node, which no node may.
+    const canI = await kubectl(
+      'kubectl',
+      'auth',
+      'can-i',
+      'create',
+      'nodes/node-1',
+      '--subresource=proxy',
+      '--as',
+      'system:node:node-2',
+      '--as-group',
+      'system:nodes',
+    );
+    expect(canI.stdout).toBe('no');
     expect((await asNode('node-2')).stderr).toContain(
       'pods "one" is forbidden: User "system:node:node-2" cannot get resource "pods" in API group "" in the namespace "connect": no relationship found between node \'node-2\' and this object',
     );
