@@ -55,6 +55,7 @@ import { builtinStrategies } from './registry/builtin/index.js';
 import { ResourceStore } from './registry/resource-store.js';
 import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './request-info.js';
 import { badRequest, forbidden, internalError, notFound, pathNotFound, StatusError } from './status.js';
+import { PodStreamMetrics } from './streaming/metrics.js';
 import { ApiServerDialer, type TunnelMode } from './tunnel/dialer.js';
 import { NodeTunnels } from './tunnel/node-tunnels.js';
 
@@ -90,6 +91,8 @@ export interface ApiServerOptions {
  */
 export class ApiServer {
   readonly metrics = new RequestMetrics();
+  /** pods/exec, attach and portforward connections by transport. */
+  readonly podStreams = new PodStreamMetrics();
   private readonly resources = new Map<string, ResourceStore>();
   private readonly handler: ResourceHandler;
   private readonly paths: Record<string, PathHandler>;
@@ -130,7 +133,12 @@ export class ApiServer {
         credentials: kubeletCredentials,
         dial,
       }),
-      podConnect: podConnectHandler({ nodes: () => core('nodes'), credentials: kubeletCredentials, dial }),
+      podConnect: podConnectHandler({
+        nodes: () => core('nodes'),
+        credentials: kubeletCredentials,
+        dial,
+        metrics: this.podStreams,
+      }),
       nodeProxy: nodeProxyHandler({ credentials: kubeletCredentials, dial }),
       podProxy: podProxyHandler({ dial }),
       serviceProxy: serviceProxyHandler({
@@ -244,7 +252,12 @@ export class ApiServer {
       '/healthz': health,
       '/livez': health,
       '/readyz': (ctx) => this.health(ctx, options.ready),
-      '/metrics': (ctx) => sendText(ctx.res, 200, `${this.metrics.render()}${this.tunnels.metrics.render()}`),
+      '/metrics': (ctx) =>
+        sendText(
+          ctx.res,
+          200,
+          `${this.metrics.render()}${this.tunnels.metrics.render()}${this.podStreams.registry.render()}`,
+        ),
       ...options.paths,
     };
   }

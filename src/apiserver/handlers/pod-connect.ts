@@ -4,12 +4,15 @@
 // kubelet address; then upstream's upgrade-aware handler refuses a request that is no upgrade
 // ("Upgrade request required"), so a plain GET never answers with the Pod. An exec or attach
 // upgrade over SPDY is joined byte for byte with the kubelet's /exec or /attach (the kubelet's
-// answer, 101 or an error, reaches the client as it is). WebSocket upgrades are refused, so
-// kubectl 1.30+ falls back to SPDY. Port forwarding goes the same way to the kubelet's /portForward.
-import type { IncomingHttpHeaders } from 'node:http';
+// answer, 101 or an error, reaches the client as it is). Port forwarding goes the same way to
+// the kubelet's /portForward. WebSockets as upstream serves them (KEP-4006): exec/attach with
+// v5.channel.k8s.io end here and go on to the kubelet over SPDY (`streaming/exec-translator.ts`),
+// port forwarding tunnelled as `SPDY/3.1+portforward.k8s.io` is unwrapped here
+// (`streaming/spdy-tunnel.ts`), older channel protocols pass on to the kubelet as they are.
+import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connect as tlsConnect } from 'node:tls';
+import { createSecureContext, type SecureContext, connect as tlsConnect } from 'node:tls';
 import { dialErrorText } from '../../api/go-net-errors.js';
 import type { KubeObject } from '../../api/object.js';
 import type { Node, Pod } from '../../api/types/core-v1.generated.js';
@@ -18,6 +21,18 @@ import { queryBool } from '../http/query-bool.js';
 import type { RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { badRequest, internalError } from '../status.js';
+import { translateExec } from '../streaming/exec-translator.js';
+import type { PodStreamMetrics, PodStreamTransport } from '../streaming/metrics.js';
+import { tunnelSpdy } from '../streaming/spdy-tunnel.js';
+import { acceptWebSocket, checkWebSocketHandshake } from '../streaming/websocket-accept.js';
+import {
+  isUpgradeRequest,
+  isWebSocketRequest,
+  offeredProtocols,
+  SPDY_EXEC_PROTOCOL,
+  V5_CHANNEL_PROTOCOL,
+  webSocketRoute,
+} from '../streaming/websocket-protocols.js';
 import { type KubeletClientCredentials, type KubeletRequest, kubeletAddress } from './kubelet-connection.js';
 
 /** The subresources that connect to a stream in a container. */
@@ -33,6 +48,8 @@ export interface PodConnectDeps {
   readonly credentials: () => Promise<KubeletClientCredentials>;
   /** How the kubelet is reached (directly or through its node's tunnel). */
   readonly dial?: KubeletRequest['dial'];
+  /** Counts the connections by transport (the apiserver's /metrics). */
+  readonly metrics?: PodStreamMetrics;
 }
 
 /** The caller's credentials stay here. */
@@ -65,14 +82,6 @@ export function streamContainerName(pod: Pod, requested: string): string {
   return requested;
 }
 
-/** httpstream.IsUpgradeRequest: a Connection header naming Upgrade. */
-function isUpgradeRequest(headers: IncomingHttpHeaders): boolean {
-  return String(headers.connection ?? '')
-    .toLowerCase()
-    .split(',')
-    .some((token) => token.trim() === 'upgrade');
-}
-
 /** streamParams: PodExecOptions (PodAttachOptions, without a command) as the kubelet's query (`input`, `output`, `error`, `tty` set to 1). */
 export function kubeletExecQuery(query: URLSearchParams): URLSearchParams {
   const params = new URLSearchParams();
@@ -89,6 +98,31 @@ export function kubeletPortForwardQuery(query: URLSearchParams): URLSearchParams
   return params;
 }
 
+/**
+ * The TLS context of the apiserver's kubelet client certificate, parsed once, and the last
+ * session ticket per kubelet: a resumed handshake spares each exec the certificate signatures.
+ */
+const kubeletTlsByCredentials = new WeakMap<
+  KubeletClientCredentials,
+  { readonly context: SecureContext; readonly sessions: Map<string, Buffer> }
+>();
+
+function kubeletTls(credentials: KubeletClientCredentials) {
+  let found = kubeletTlsByCredentials.get(credentials);
+  if (!found) {
+    found = {
+      context: createSecureContext({
+        ca: credentials.caPem,
+        cert: credentials.certificatePem,
+        key: credentials.privateKeyPem,
+      }),
+      sessions: new Map(),
+    };
+    kubeletTlsByCredentials.set(credentials, found);
+  }
+  return found;
+}
+
 /** A TLS connection to the kubelet with the apiserver's client certificate. */
 async function dialKubelet(
   host: string,
@@ -99,13 +133,14 @@ async function dialKubelet(
   const address = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
   try {
     const raw = dial ? await dial(host, port) : undefined;
+    const tls = kubeletTls(credentials);
     const socket = tlsConnect({
       ...(raw ? { socket: raw, host } : { host, port }),
       ...(isIP(host) === 0 && { servername: host }),
-      ca: credentials.caPem,
-      cert: credentials.certificatePem,
-      key: credentials.privateKeyPem,
+      secureContext: tls.context,
+      session: tls.sessions.get(address),
     });
+    socket.once('session', (session: Buffer) => tls.sessions.set(address, session));
     await new Promise<void>((resolve, reject) => {
       socket.once('secureConnect', resolve);
       socket.once('error', reject);
@@ -126,12 +161,13 @@ export function podConnectHandler(deps: PodConnectDeps): PodConnectHandler {
     if (nodeName === '') throw badRequest(`pod ${name} does not have a host assigned`);
     const { host, port } = kubeletAddress((await deps.nodes().get('', nodeName)) as KubeObject as Node);
     if (!isUpgradeRequest(ctx.headers)) throw badRequest('Upgrade request required');
-    const websocket = String(ctx.headers.upgrade ?? '').toLowerCase() === 'websocket';
-    if (websocket) {
-      throw badRequest(`upgrade requests to pods/${subresource} over WebSockets are not supported yet`);
-    }
     const client = ctx.req.socket;
     if (!client) throw badRequest('Upgrade request required');
+    const route = isWebSocketRequest(ctx.headers)
+      ? webSocketRoute(subresource, offeredProtocols(ctx.headers))
+      : undefined;
+    // A WebSocket the apiserver answers itself must be a valid handshake before the kubelet is dialed.
+    if (route && route.kind !== 'pass-through') checkWebSocketHandshake(ctx.method, ctx.headers);
     const backend = await dialKubelet(host, port, await deps.credentials(), deps.dial);
     const path =
       subresource === 'portforward'
@@ -144,11 +180,43 @@ export function podConnectHandler(deps: PodConnectDeps): PodConnectHandler {
       subresource === 'portforward' ? kubeletPortForwardQuery(ctx.query) : kubeletExecQuery(ctx.query);
     const target = `${path}?${query.toString()}`;
     const hostHeader = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
-    await joinUpgraded(
-      client,
-      backend,
-      requestHead(ctx.method, target, hostHeader, headers),
-      Buffer.alloc(0),
+    const track = (transport: PodStreamTransport, done: Promise<void>) =>
+      deps.metrics ? deps.metrics.track(subresource, transport, done) : done;
+    if (route && route.kind !== 'pass-through') {
+      // The kubelet is asked for SPDY, as client-go's SPDY executor and dialer ask.
+      const spdyHeaders = {
+        ...Object.fromEntries(
+          Object.entries(headers).filter(
+            ([header]) => !/^(sec-websocket-.*|upgrade|connection)$/i.test(header),
+          ),
+        ),
+        Connection: 'Upgrade',
+        Upgrade: 'SPDY/3.1',
+        'X-Stream-Protocol-Version':
+          route.kind === 'translate-exec' ? SPDY_EXEC_PROTOCOL : route.spdyProtocol,
+      };
+      const spdyRequest = requestHead('GET', target, hostHeader, spdyHeaders);
+      const req = ctx.req as IncomingMessage;
+      if (route.kind === 'translate-exec') {
+        const ws = await acceptWebSocket(req, client, V5_CHANNEL_PROTOCOL);
+        return track(
+          'websocket-v5',
+          translateExec(ws, backend, spdyRequest, {
+            stdin: queryBool(ctx.query, 'stdin'),
+            stdout: queryBool(ctx.query, 'stdout'),
+            stderr: queryBool(ctx.query, 'stderr'),
+            tty: queryBool(ctx.query, 'tty'),
+          }),
+        );
+      }
+      return track(
+        'websocket-spdy-tunnel',
+        tunnelSpdy(client, backend, spdyRequest, () => acceptWebSocket(req, client, route.protocol)),
+      );
+    }
+    await track(
+      route ? 'websocket' : 'spdy',
+      joinUpgraded(client, backend, requestHead(ctx.method, target, hostHeader, headers), Buffer.alloc(0)),
     );
   };
 }

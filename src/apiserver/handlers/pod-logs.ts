@@ -9,6 +9,9 @@ import type { Container, Node, Pod } from '../../api/types/core-v1.generated.js'
 import type { RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { badRequest, internalError, invalid, StatusError, type StatusReason } from '../status.js';
+import { logStreamProtocol, streamOverWebSocket } from '../streaming/log-websocket.js';
+import { checkWebSocketHandshake } from '../streaming/websocket-accept.js';
+import { isUpgradeRequest, isWebSocketRequest, offeredProtocols } from '../streaming/websocket-protocols.js';
 import {
   type KubeletClientCredentials,
   type KubeletRequest,
@@ -99,6 +102,18 @@ export function podLogsHandler(deps: PodLogsDeps) {
     }
     const problems = validatePodLogOptions(options);
     if (problems.length > 0) throw invalid('', 'PodLogOptions', name, problems);
+    // A WebSocket request gets the log as messages (wsstream.Reader), once the kubelet answered.
+    let webSocketProtocol: string | undefined;
+    if (isWebSocketRequest(ctx.headers) && isUpgradeRequest(ctx.headers) && ctx.req.socket) {
+      checkWebSocketHandshake(ctx.method, ctx.headers);
+      const offered = offeredProtocols(ctx.headers);
+      webSocketProtocol = logStreamProtocol(offered);
+      if (webSocketProtocol === undefined) {
+        throw badRequest(
+          `requested protocol(s) are not supported: [${offered.join(' ')}]; supports [binary.k8s.io base64.binary.k8s.io]`,
+        );
+      }
+    }
     const pod = (await pods.get(namespace, name)) as KubeObject as Pod;
     const container = logContainerName(pod, options.container);
     const nodeName = pod.spec?.nodeName ?? '';
@@ -127,6 +142,9 @@ export function podLogsHandler(deps: PodLogsDeps) {
     );
     const code = response.statusCode ?? 0;
     if (code < 200 || code > 206) throw kubeletResponseError(code, await readBody(response), name);
+    if (webSocketProtocol !== undefined) {
+      return streamOverWebSocket(ctx.req as IncomingMessage, ctx.req.socket, webSocketProtocol, response);
+    }
     ctx.res.writeHead(200, { 'content-type': 'text/plain' });
     await streamResponse(response, ctx.res);
   };

@@ -1,5 +1,6 @@
 // `kubectl exec` with the apiserver reaching the kubelet only through the node's tunnel
-// (TKUBE_APISERVER_TUNNEL=always), with kubectl 1.33 (falling back to SPDY) and the exit code.
+// (TKUBE_APISERVER_TUNNEL=always), with kubectl 1.33 (a v5 WebSocket, translated to SPDY in the
+// apiserver) and the exit code.
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -8,7 +8,8 @@ import { delimiter, dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node, Pod } from '../../../src/api/types/core-v1.generated.js';
-import { NAMESPACES, NODES, PODS } from '../../../src/client/resources.js';
+import type { Role, RoleBinding } from '../../../src/api/types/rbac-v1.generated.js';
+import { NAMESPACES, NODES, PODS, ROLE_BINDINGS, ROLES } from '../../../src/client/resources.js';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
 import { writeAdminKubeconfig } from '../../support/admin-kubeconfig.js';
 
@@ -69,6 +70,20 @@ beforeAll(async () => {
     }),
   );
   await pods.create(pod('pending', { containers: [{ name: 'app', image: 'busybox' }] }));
+  // bob may read pods, nothing more.
+  await admin.resource<Role>(ROLES).create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: 'pod-reader', namespace: 'connect' },
+    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
+  });
+  await admin.resource<RoleBinding>(ROLE_BINDINGS).create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'bob-reads', namespace: 'connect' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+    subjects: [{ kind: 'User', name: 'bob', apiGroup: 'rbac.authorization.k8s.io' }],
+  });
   kubeconfig = writeAdminKubeconfig(join(dir, 'kubeconfig'), controlPlane.port, join(dir, 'pki'), 'connect');
 }, 60_000);
 
@@ -111,6 +126,58 @@ describe('pods/exec, attach, portforward without an upgrade', () => {
   });
 });
 
+describe('who may connect', () => {
+  it.each(['kubectl', kubectl128()])(
+    "%s: a user who may get pods but not create pods/exec gets 403 with upstream's message",
+    async (binary) => {
+      expect((await kubectl(binary, '--as', 'bob', 'get', 'pod', 'one', '-o', 'name')).stdout).toBe(
+        'pod/one',
+      );
+      const exec = await kubectl(binary, '--as', 'bob', 'exec', 'one', '--', 'true');
+      expect(exec.code).not.toBe(0);
+      expect(exec.stderr).toContain(
+        'Error from server (Forbidden): pods "one" is forbidden: User "bob" cannot create resource "pods/exec" in API group "" in the namespace "connect"',
+      );
+    },
+  );
+
+  it("a node's credentials exec into no pod: not its own node's, nor (not even read) another's", async () => {
+    const asNode = (node: string) =>
+      kubectl(
+        'kubectl',
+        '--as',
+        `system:node:${node}`,
+        '--as-group',
+        'system:nodes',
+        'exec',
+        'one',
+        '--',
+        'true',
+      );
+    expect((await asNode('node-1')).stderr).toContain(
+      'pods "one" is forbidden: User "system:node:node-1" cannot create resource "pods/exec" in API group "" in the namespace "connect"',
+    );
+    // Nor straight at the kubelet: its /exec asks the apiserver (SubjectAccessReview) whether the
+    // caller may create nodes/proxy of that node, which no node may.
+    const canI = await kubectl(
+      'kubectl',
+      'auth',
+      'can-i',
+      'create',
+      'nodes/node-1',
+      '--subresource=proxy',
+      '--as',
+      'system:node:node-2',
+      '--as-group',
+      'system:nodes',
+    );
+    expect(canI.stdout).toBe('no');
+    expect((await asNode('node-2')).stderr).toContain(
+      'pods "one" is forbidden: User "system:node:node-2" cannot get resource "pods" in API group "" in the namespace "connect": no relationship found between node \'node-2\' and this object',
+    );
+  });
+});
+
 describe('upgrade requests', () => {
   it.each(['kubectl', kubectl128()])(
     '%s exec reaches for the kubelet and reports the dial error',
@@ -123,9 +190,10 @@ describe('upgrade requests', () => {
     },
   );
 
-  it('refuses a WebSocket upgrade with a 400 Status over HTTP/1.1, so kubectl falls back to SPDY', async () => {
+  /** A WebSocket upgrade to pods/exec with `headers` over the handshake's; the HTTP answer. */
+  function webSocketUpgrade(headers: Record<string, string>): Promise<{ code: number; body: string }> {
     const read = (name: string) => readFileSync(join(dir, 'pki', name));
-    const answer = await new Promise<{ code: number; body: string }>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const outgoing = request({
         host: '127.0.0.1',
         port: controlPlane.port,
@@ -139,6 +207,7 @@ describe('upgrade requests', () => {
           'sec-websocket-version': '13',
           'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
           'sec-websocket-protocol': 'v5.channel.k8s.io',
+          ...headers,
         },
       });
       outgoing.on('upgrade', () => reject(new Error('upgraded')));
@@ -152,11 +221,32 @@ describe('upgrade requests', () => {
       outgoing.on('error', reject);
       outgoing.end();
     });
-    expect(answer.code).toBe(400);
-    expect(JSON.parse(answer.body)).toMatchObject({
+  }
+
+  it("answers a broken WebSocket handshake with 400 and gorilla/websocket's text, before any dial", async () => {
+    const badKey = await webSocketUpgrade({ 'sec-websocket-key': 'short' });
+    expect(badKey.code).toBe(400);
+    expect(JSON.parse(badKey.body)).toMatchObject({
       kind: 'Status',
       reason: 'BadRequest',
-      message: 'upgrade requests to pods/exec over WebSockets are not supported yet',
+      message:
+        "websocket: not a websocket handshake: 'Sec-WebSocket-Key' header must be Base64 encoded value of 16-byte in length",
+    });
+    const badVersion = await webSocketUpgrade({ 'sec-websocket-version': '8' });
+    expect(badVersion.code).toBe(400);
+    expect(JSON.parse(badVersion.body).message).toBe(
+      "websocket: unsupported version: 13 not found in 'Sec-Websocket-Version' header",
+    );
+  });
+
+  it('reports a kubelet it cannot reach for a v5 WebSocket as a 500 Status, so kubectl falls back and says why', async () => {
+    const answer = await webSocketUpgrade({});
+    expect(answer.code).toBe(500);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      kind: 'Status',
+      reason: 'InternalError',
+      message:
+        'Internal error occurred: error dialing backend: dial tcp 127.0.0.1:1: connect: connection refused',
     });
   });
 });

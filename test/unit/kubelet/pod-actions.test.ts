@@ -141,3 +141,24 @@ describe('pod sync actions', () => {
     });
   });
 });
+
+describe('ephemeral containers', () => {
+  it('starts each one once, even before initialization, and never restarts it', () => {
+    const debug = container('debug');
+    const p = pod({
+      initContainers: [container('init')],
+      containers: [container('app')],
+      ephemeralContainers: [debug, container('later')],
+    });
+    expect(computePodActions(p, runtimeOf([sandbox()], []), healthy).ephemeralContainersToStart).toEqual([
+      0, 1,
+    ]);
+    const exited = runtimeOf([sandbox()], [running(debug, 'exited', { exitCode: 1 })]);
+    expect(computePodActions(p, exited, healthy).ephemeralContainersToStart).toEqual([1]);
+  });
+
+  it('are not started with a new sandbox (only into a running one)', () => {
+    const p = pod({ containers: [container('app')], ephemeralContainers: [container('debug')] });
+    expect(computePodActions(p, runtimeOf([], []), healthy).ephemeralContainersToStart).toEqual([]);
+  });
+});

@@ -6,6 +6,7 @@ import {
   defaulted,
   messages,
   pod,
+  subresourceUpdateErrors,
   summaries,
   updateErrors,
 } from './support.js';
@@ -309,5 +310,50 @@ describe('pod validation on update', () => {
     expect(messages(updateErrors('/Pod', modified, tolerating))).toEqual([
       'spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds',
     ]);
+  });
+});
+
+describe('pods/ephemeralcontainers', () => {
+  const stored: KubeObject = {
+    ...defaulted('/Pod', pod()),
+    metadata: { name: 'web', namespace: 'default', uid: 'u', resourceVersion: '7' },
+  };
+  const debug = {
+    name: 'debug',
+    image: 'busybox',
+    terminationMessagePolicy: 'File',
+    imagePullPolicy: 'Always',
+  };
+  const withEphemeral = (base: KubeObject, ...ephemeral: Record<string, unknown>[]): KubeObject => ({
+    ...base,
+    spec: { ...(base.spec as Record<string, unknown>), ephemeralContainers: ephemeral },
+  });
+  const update = (next: KubeObject, old: KubeObject) =>
+    messages(subresourceUpdateErrors('/Pod', 'ephemeralcontainers', next, old));
+
+  it('adds an ephemeral container, checked as one (no ports, a target that exists)', () => {
+    expect(update(withEphemeral(stored, debug), stored)).toEqual([]);
+    const bad = withEphemeral(stored, {
+      ...debug,
+      ports: [{ containerPort: 80 }],
+      targetContainerName: 'nope',
+    });
+    expect(update(bad, stored)).toEqual(
+      expect.arrayContaining([
+        'spec.ephemeralContainers[0].targetContainerName: Not found: "nope"',
+        'spec.ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container',
+      ]),
+    );
+  });
+
+  it('never removes or changes one', () => {
+    const old = withEphemeral(stored, debug);
+    expect(update(withEphemeral(stored), old)).toEqual([
+      'spec.ephemeralContainers: Forbidden: existing ephemeral containers "debug" may not be removed\n',
+    ]);
+    const [changedMessage] = update(withEphemeral(stored, { ...debug, image: 'other' }), old);
+    expect(changedMessage?.split('\n')[0]).toBe(
+      'spec.ephemeralContainers.debug: Forbidden: existing ephemeral containers "debug" may not be changed',
+    );
   });
 });

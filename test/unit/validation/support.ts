@@ -29,6 +29,16 @@ export function updateErrors(key: string, object: KubeObject, old: KubeObject): 
   return rules(key).validateUpdate?.(defaulted(key, object), old, '') ?? [];
 }
 
+/** Validation of a write to another subresource (`ephemeralcontainers`), without defaulting. */
+export function subresourceUpdateErrors(
+  key: string,
+  subresource: string,
+  object: KubeObject,
+  old: KubeObject,
+): FieldError[] {
+  return rules(key).validateUpdate?.(object, old, subresource) ?? [];
+}
+
 /** Validation of a status write (no defaulting: the registry keeps the stored spec). */
 export function statusUpdateErrors(key: string, object: KubeObject, old: KubeObject): FieldError[] {
   return rules(key).validateUpdate?.(object, old, 'status') ?? [];

@@ -3,6 +3,7 @@
 // QoS class and start time. Terminal phases never change back; the phase's reason and message
 // stay while the phase does.
 import type {
+  Container,
   ContainerStatus,
   Pod,
   PodCondition,
@@ -171,6 +172,14 @@ export function generatePodStatus(input: PodStatusInput): PodStatus {
     startFailures,
     true,
   );
+  const ephemeralContainers = containerStatuses(
+    pod,
+    runtime,
+    (spec.ephemeralContainers ?? []) as Container[],
+    previous.ephemeralContainerStatuses,
+    startFailures,
+    false,
+  );
   applyProbeResults(pod, containers, false, probes);
   applyProbeResults(pod, initContainers, true, probes);
 
@@ -223,6 +232,7 @@ export function generatePodStatus(input: PodStatusInput): PodStatus {
     qosClass: apiStatus.qosClass ?? podQos(pod),
     containerStatuses: containers,
     ...(spec.initContainers?.length ? { initContainerStatuses: initContainers } : {}),
+    ...(spec.ephemeralContainers?.length ? { ephemeralContainerStatuses: ephemeralContainers } : {}),
   };
   if (!status.podIP && previous.podIP) {
     // A stopped sandbox leaves the pod's address in the status: finished pods keep showing it.

@@ -55,6 +55,7 @@ export function statusPatch(uid: string, status: PodStatus): Record<string, unkn
       qosClass: status.qosClass ?? null,
       containerStatuses: status.containerStatuses ?? null,
       initContainerStatuses: status.initContainerStatuses ?? null,
+      ephemeralContainerStatuses: status.ephemeralContainerStatuses ?? null,
     },
   };
 }

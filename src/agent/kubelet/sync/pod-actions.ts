@@ -1,7 +1,8 @@
 // What a pod sync has to do to the runtime (computePodActions in kuberuntime_manager.go): a new
 // sandbox when there is none ready (killing what is left), the next init containers (sidecars
 // keep running once started), the containers to start by restart policy, and the containers to
-// kill because their definition changed or a liveness or startup probe failed.
+// kill because their definition changed or a liveness or startup probe failed, and the ephemeral
+// containers not started yet.
 import type { Container, Pod } from '../../../api/types/core-v1.generated.js';
 import { containerHash } from '../runtime/container-hash.js';
 import { latestContainer, type PodRuntime, type RuntimeContainer } from '../runtime/pod-runtime.js';
@@ -29,6 +30,8 @@ export interface PodActions {
   readonly attempt: number;
   readonly initContainersToStart: number[];
   readonly containersToStart: number[];
+  /** Ephemeral containers never started (they are never restarted). */
+  readonly ephemeralContainersToStart: number[];
   readonly containersToKill: ContainerToKill[];
 }
 
@@ -80,6 +83,7 @@ interface MutableActions {
   attempt: number;
   initContainersToStart: number[];
   containersToStart: number[];
+  ephemeralContainersToStart: number[];
   containersToKill: ContainerToKill[];
 }
 
@@ -193,6 +197,7 @@ export function computePodActions(pod: Pod, runtime: PodRuntime, probes: ProbeSt
     attempt: sandbox.attempt,
     initContainersToStart: [],
     containersToStart: [],
+    ephemeralContainersToStart: [],
     containersToKill: [],
   };
   const containers = pod.spec?.containers ?? [];
@@ -220,6 +225,11 @@ export function computePodActions(pod: Pod, runtime: PodRuntime, probes: ProbeSt
     return actions;
   }
 
+  // Ephemeral containers may start before initialization completes; each runs once.
+  (pod.spec?.ephemeralContainers ?? []).forEach((container, index) => {
+    if (!runtime.containers.some((c) => c.name === container.name))
+      actions.ephemeralContainersToStart.push(index);
+  });
   const initialized = initContainerActions(pod, runtime, probes, actions);
   if (actions.killPod || !initialized) return actions;
 

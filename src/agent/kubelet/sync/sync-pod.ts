@@ -161,7 +161,8 @@ export class PodSyncer {
     if (
       !actions.createSandbox &&
       actions.initContainersToStart.length === 0 &&
-      actions.containersToStart.length === 0
+      actions.containersToStart.length === 0 &&
+      actions.ephemeralContainersToStart.length === 0
     ) {
       return {};
     }
@@ -225,6 +226,10 @@ export class PodSyncer {
       }
     };
 
+    // Before init containers, as upstream: a failing init container does not keep a debugger out.
+    for (const index of actions.ephemeralContainersToStart) {
+      await start(pod.spec!.ephemeralContainers![index]! as Container, 'ephemeral');
+    }
     if (actions.initContainersToStart.length > 0) await this.pruneInitContainers(pod, runtime);
     for (const index of actions.initContainersToStart) {
       const container = pod.spec!.initContainers![index]!;

@@ -17,6 +17,19 @@ export const podStrategy: Partial<Strategy> = {
   prepareForCreate(object: KubeObject) {
     (object as PodShape).status = { phase: 'Pending', qosClass: podQosClass(object.spec as never) };
   },
+  prepareForUpdate(object: KubeObject, old: KubeObject, subresource: string) {
+    // The status is the kubelet's (the status subresource's); pods/ephemeralcontainers changes
+    // only spec.ephemeralContainers (upstream's EphemeralContainersStrategy).
+    if (old.status === undefined) delete object.status;
+    else object.status = old.status;
+    if (subresource === 'ephemeralcontainers') {
+      const ephemeral = (object.spec as { ephemeralContainers?: unknown } | undefined)?.ephemeralContainers;
+      const spec = { ...(old.spec as Record<string, unknown>) };
+      if (ephemeral === undefined) delete spec.ephemeralContainers;
+      else spec.ephemeralContainers = ephemeral;
+      object.spec = spec;
+    }
+  },
   prepareForStatusUpdate(object: KubeObject, old: KubeObject) {
     // The QoS class is set at creation and immutable; a status written without it (an older
     // kubelet's, or a whole status replaced) keeps the stored one, as kube-apiserver backfills it.

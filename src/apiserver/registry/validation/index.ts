@@ -63,7 +63,7 @@ import { validateService, validateServiceUpdate } from './core/service.js';
 import { validateServiceAccount, validateServiceAccountUpdate } from './core/service-account.js';
 import { configMapDecodeError, QUANTITY_PATTERNS, quantityDecodeError } from './decode-check.js';
 import { extraGroups } from './groups.js';
-import { validatePodCreate, validatePodUpdate } from './pod/pod.js';
+import { validatePodCreate, validatePodEphemeralContainersUpdate, validatePodUpdate } from './pod/pod.js';
 import { validatePodStatusUpdate } from './pod/pod-status.js';
 
 export type { FieldError };
@@ -117,9 +117,14 @@ const coreAndApps: Record<string, BuiltinKindRules> = {
   '/Pod': {
     defaults: defaultPod,
     validateCreate: validatePodCreate,
-    // A status write is checked as kube-apiserver's pod status strategy checks it.
+    // A status write is checked as kube-apiserver's pod status strategy checks it, and
+    // pods/ephemeralcontainers as its EphemeralContainersStrategy does.
     validateUpdate: (pod, old, subresource) =>
-      subresource === 'status' ? validatePodStatusUpdate(pod, old) : validatePodUpdate(pod, old),
+      subresource === 'status'
+        ? validatePodStatusUpdate(pod, old)
+        : subresource === 'ephemeralcontainers'
+          ? validatePodEphemeralContainersUpdate(pod, old)
+          : validatePodUpdate(pod, old),
   },
   '/PodTemplate': {
     defaults: defaultPodTemplateObject,

@@ -514,3 +514,38 @@ export function validatePodTemplateMetadata(template: unknown, path: string): Fi
     ),
   ];
 }
+
+/**
+ * ValidatePodEphemeralContainersUpdate: the pods/ephemeralcontainers subresource may add
+ * ephemeral containers, never remove or change one (matched by name: a patch may reorder them).
+ */
+export function validatePodEphemeralContainersUpdate(next: KubeObject, previous: KubeObject): FieldError[] {
+  const errors = validateObjectMetaUpdate(next.metadata, previous.metadata);
+  errors.push(...validatePodMetadataAndSpec(next));
+  errors.push(...validatePodSpecificAnnotationUpdates(next, previous, 'metadata.annotations'));
+  if (Object.hasOwn(stringMapOf(previous.metadata?.annotations), MIRROR_POD_ANNOTATION)) {
+    return [fieldForbidden('', 'static pods do not support ephemeral containers')];
+  }
+  const path = 'spec.ephemeralContainers';
+  const added = new Map(
+    objectsOf(fieldsOf(next.spec).ephemeralContainers).map((c) => [stringOf(c.name), c] as const),
+  );
+  for (const old of objectsOf(fieldsOf(previous.spec).ephemeralContainers)) {
+    const name = stringOf(old.name);
+    const now = added.get(name);
+    if (!now) {
+      errors.push(
+        fieldForbidden(path, `existing ephemeral containers ${goQuote(name)} may not be removed\n`),
+      );
+    } else if (!semanticEqual(old, now)) {
+      const diff = describeDifferences(old, now, '').join('\n');
+      errors.push(
+        fieldForbidden(
+          childPath(path, name),
+          `existing ephemeral containers ${goQuote(name)} may not be changed\n${diff}`,
+        ),
+      );
+    }
+  }
+  return errors;
+}
