@@ -10,6 +10,7 @@ packages=(
   conntrack iptables iproute2 # the node's network tools
   busybox-static              # the node's shell and coreutils
   gcc libc6-dev               # the pause image is a static C program
+  tmux                        # the exec e2e drives `kubectl exec -it` in a terminal
 )
 
 missing=()
