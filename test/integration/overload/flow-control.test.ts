@@ -2,11 +2,10 @@
 // FlowSchemas and priority levels with their status, the X-Kubernetes-PF-* headers, upstream's
 // plain-text 429, and a flooding ServiceAccount that cannot starve kubectl or a Deployment rollout.
 import { connect } from 'node:http2';
-import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 import { eventually } from '../../support/control-plane.js';
-import { flood } from '../../support/flood.js';
+import { measure, type OverloadSample, prepareOverload } from '../../support/overload.js';
 
 let cluster: TestCluster;
 let origin: string;
@@ -27,7 +26,7 @@ beforeAll(async () => {
     'base64',
   ).toString('utf8');
   await ok(['create', 'namespace', 'ov']);
-  for (const account of ['flooder', 'tiny']) {
+  for (const account of ['tiny']) {
     await ok(['create', 'serviceaccount', account, '-n', 'ov']);
     await ok([
       'create',
@@ -160,7 +159,7 @@ describe('API Priority and Fairness', () => {
     expect(probe.headers['x-kubernetes-pf-prioritylevel-uid']).toBe(
       await uidOf('prioritylevelconfiguration', 'exempt'),
     );
-    const listed = await get('/api/v1/namespaces/ov/configmaps', await token('flooder'));
+    const listed = await get('/api/v1/namespaces/ov/configmaps', await token('tiny'));
     expect(listed.status).toBe(200);
     expect(listed.headers['x-kubernetes-pf-flowschema-uid']).toBe(
       await uidOf('flowschema', 'service-accounts'),
@@ -255,50 +254,20 @@ describe('API Priority and Fairness', () => {
   });
 
   it('keeps kubectl answering and a Deployment rolling out while a ServiceAccount floods', async () => {
-    const rollout = async (name: string) => {
-      const started = performance.now();
-      await ok([
-        'create',
-        'deployment',
-        name,
-        '-n',
-        'ov',
-        '--image=registry.k8s.io/pause:3.10',
-        '--replicas=6',
-      ]);
-      await ok(['rollout', 'status', `deployment/${name}`, '-n', 'ov', '--timeout=120s']);
-      return performance.now() - started;
-    };
-    const quiet = await rollout('quiet');
-    const flooding = flood({
-      origin,
-      ca,
-      token: await token('flooder'),
-      namespace: 'ov',
-      concurrency: 400,
-      durationMs: 25_000,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const kubectlTimes: number[] = [];
-    const during = rollout('busy');
-    const polling = (async () => {
-      for (let i = 0; i < 8; i++) {
-        const started = performance.now();
-        await ok(['get', 'pods', '-n', 'ov']);
-        kubectlTimes.push(performance.now() - started);
-      }
-    })();
-    const [busy] = await Promise.all([during, polling]);
-    const result = await flooding;
+    const setup = await prepareOverload(cluster, 'ov-flood');
+    const quiet = await measure(cluster, setup, 'quiet');
+    const busy = await measure(cluster, setup, 'busy', { floodMs: 25_000 });
+    const flooded = busy.flood!;
+    const times = (sample: OverloadSample) => sample.kubectlMs.map((ms) => ms.toFixed(0)).join(', ');
     console.log(
-      `overload: rollout ${quiet.toFixed(0)} ms quiet, ${busy.toFixed(0)} ms flooded; kubectl get pods ` +
-        `${kubectlTimes.map((ms) => ms.toFixed(0)).join(', ')} ms; flood ${result.requests} requests ${JSON.stringify(result.byStatus)}`,
+      `overload: rollout ${quiet.rolloutMs.toFixed(0)} ms quiet, ${busy.rolloutMs.toFixed(0)} ms flooded; ` +
+        `kubectl get pods ${times(quiet)} ms quiet, ${times(busy)} ms flooded; ` +
+        `flood ${flooded.requests} requests ${JSON.stringify(flooded.byStatus)}`,
     );
-    expect(result.requests).toBeGreaterThan(1000);
+    expect(flooded.requests).toBeGreaterThan(500);
     // Generous bounds for a shared CI machine; bench:api reports the figures against the goals.
-    expect(Math.max(...kubectlTimes)).toBeLessThan(5_000);
-    expect(busy).toBeLessThan(Math.max(4 * quiet, 20_000));
-    const readyz = await get('/readyz');
-    expect(readyz.status).toBe(200);
+    expect(Math.max(...busy.kubectlMs)).toBeLessThan(5_000);
+    expect(busy.rolloutMs).toBeLessThan(Math.max(4 * quiet.rolloutMs, 20_000));
+    expect((await get('/readyz')).status).toBe(200);
   }, 180_000);
 });
