@@ -13,6 +13,7 @@ import { builtinControlPlaneCommand } from '../../src/cluster/controlplane-proce
 import { findFreePort } from '../../src/cluster/ports.js';
 import { probeReadyz } from '../../src/cluster/readiness.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
+import { overloadBench } from './api-overload.js';
 import { BENCH_OBJECTS_PATH, benchObject, installBenchCrd } from './custom-resources.js';
 import { percentile, printTable } from './report.js';
 
@@ -392,3 +393,6 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 300));
   rmSync(dir, { recursive: true, force: true });
 }
+
+// Its own cluster (fake nodes, controllers), after the control plane above has stopped.
+console.log(JSON.stringify({ overload: await overloadBench() }));

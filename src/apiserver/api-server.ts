@@ -32,6 +32,10 @@ import { NodeGraphPopulator, nodeAndRbacAuthorizer } from './auth/node/index.js'
 import { PolicyCache } from './auth/policy-cache.js';
 import { type Authorizer, forbiddenStatus, requestAttributes } from './auth/rbac/index.js';
 import { rbacWriteCheck } from './auth/rbac-escalation.js';
+import { maintainDanglingConditions } from './flowcontrol/configuration-ensurer.js';
+import { admitRequest } from './flowcontrol/filter.js';
+import { FlowController } from './flowcontrol/flow-controller.js';
+import { ListWorkEstimator } from './flowcontrol/work-estimate.js';
 import {
   serveSelfSubjectReview,
   serveTokenRequest,
@@ -109,6 +113,9 @@ export class ApiServer {
   private readonly namespaces: NamespaceCache;
   /** What admission plugins read on every pod create, kept in memory as upstream's informers. */
   private readonly admissionCaches: { start(): Promise<void>; stop(): void }[];
+  /** API Priority and Fairness: FlowSchemas and priority levels read from the store. */
+  readonly flowControl: FlowController;
+  private readonly listWork: ListWorkEstimator;
   private readonly admissionChain: AdmissionChain;
   /** The custom resources served from CustomResourceDefinitions, and the controllers that keep them. */
   readonly customResources: CustomResourceRegistry;
@@ -207,6 +214,20 @@ export class ApiServer {
     });
     this.admissionCaches = [namespaceObjects, serviceAccounts, priorityClasses, limitRanges, policies];
     this.namespaces = new NamespaceCache(namespaceObjects);
+    const flowcontrolRoot = (resource: string) =>
+      this.resourceStore('flowcontrol.apiserver.k8s.io', 'v1', resource)!.root;
+    this.flowControl = new FlowController(options.store, {
+      flowSchemas: flowcontrolRoot('flowschemas'),
+      priorityLevels: flowcontrolRoot('prioritylevelconfigurations'),
+    });
+    this.listWork = new ListWorkEstimator(async (info) => {
+      const store = this.resourceStore(info.group, info.version, info.resource);
+      return store ? options.store.count(store.root) : undefined;
+    });
+    maintainDanglingConditions(
+      this.flowControl,
+      this.resourceStore('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas')!,
+    );
     this.policy = new PolicyCache(options.store);
     this.nodeGraph = new NodeGraphPopulator(options.store);
     this.authorizer = nodeAndRbacAuthorizer(this.nodeGraph.graph, this.policy);
@@ -256,7 +277,7 @@ export class ApiServer {
         sendText(
           ctx.res,
           200,
-          `${this.metrics.render()}${this.tunnels.metrics.render()}${this.podStreams.registry.render()}`,
+          `${this.metrics.render()}${this.tunnels.metrics.render()}${this.podStreams.registry.render()}${this.flowControl.renderMetrics()}`,
         ),
       ...options.paths,
     };
@@ -343,6 +364,23 @@ export class ApiServer {
       const path = decodePath(queryAt < 0 ? target : target.slice(0, queryAt));
       const url = { searchParams: new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)) };
       const user = impersonate(await this.authenticator.authenticate(req), req.headers, this.authorizer);
+      const info = parseRequestInfo(req.method ?? 'GET', path, url.searchParams);
+      if (info.isResourceRequest) {
+        labels = {
+          verb: metricsVerb(info.verb, req.method ?? 'GET'),
+          group: info.group,
+          version: info.version,
+          resource: info.resource,
+          subresource: info.subresource,
+          scope: info.name !== '' ? 'resource' : info.namespace !== '' ? 'namespace' : 'cluster',
+        };
+      }
+      // Only nodes open tunnels: long-lived, and the tunnel server checks the Node identity itself.
+      const seat =
+        path === TUNNEL_PATH
+          ? undefined
+          : await admitRequest(this.flowControl, this.listWork, req, res, user, info, url.searchParams);
+      if (seat === 'rejected') return;
       const ctx: RequestContext = {
         req,
         res,
@@ -351,42 +389,43 @@ export class ApiServer {
         query: url.searchParams,
         headers: req.headers,
         user,
+        watchInitialized: seat?.release,
       };
-      const info = parseRequestInfo(ctx.method, path, url.searchParams);
-      if (info.isResourceRequest) {
-        labels = {
-          verb: metricsVerb(info.verb, ctx.method),
-          group: info.group,
-          version: info.version,
-          resource: info.resource,
-          subresource: info.subresource,
-          scope: info.name !== '' ? 'resource' : info.namespace !== '' ? 'namespace' : 'cluster',
-        };
-        this.authorize(user, info, url.searchParams);
-        if (await this.serveVirtual(ctx, info)) return;
-        const store = this.resourceStore(info.group, info.version, info.resource);
-        if (!store) throw pathNotFound();
-        await this.handler.handle(ctx, info, store);
-        return;
+      try {
+        await this.serve(ctx, info, url.searchParams);
+      } finally {
+        seat?.release();
       }
-      // Only nodes open tunnels: the tunnel server checks the Node identity itself.
-      if (path === TUNNEL_PATH) return this.tunnels.serve(ctx);
-      this.authorize(user, info, url.searchParams);
-      const handler = this.paths[path] ?? this.paths[path.replace(/\/+$/, '')];
-      if (handler) {
-        await handler(ctx);
-        return;
-      }
-      // Discovery and OpenAPI load on first use: they are large and /readyz does not need them.
-      const { serveDiscovery } = await import('./handlers/discovery-handler.js');
-      const table = this.customResources.table();
-      const address = this.options.serverAddress?.() ?? '127.0.0.1:6443';
-      if (!serveDiscovery(ctx, address, table, this.customResources.schemas())) throw pathNotFound();
     };
     run()
       .catch((error: unknown) => this.fail(res, error))
       .finally(() => this.metrics.observe(labels, res.statusCode, (performance.now() - started) / 1000));
   };
+
+  /** Authorizes and routes a request flow control admitted. */
+  private async serve(ctx: RequestContext, info: RequestInfo, query: URLSearchParams): Promise<void> {
+    const { user, path } = ctx;
+    if (info.isResourceRequest) {
+      this.authorize(user, info, query);
+      if (await this.serveVirtual(ctx, info)) return;
+      const store = this.resourceStore(info.group, info.version, info.resource);
+      if (!store) throw pathNotFound();
+      await this.handler.handle(ctx, info, store);
+      return;
+    }
+    if (path === TUNNEL_PATH) return this.tunnels.serve(ctx);
+    this.authorize(user, info, query);
+    const handler = this.paths[path] ?? this.paths[path.replace(/\/+$/, '')];
+    if (handler) {
+      await handler(ctx);
+      return;
+    }
+    // Discovery and OpenAPI load on first use: they are large and /readyz does not need them.
+    const { serveDiscovery } = await import('./handlers/discovery-handler.js');
+    const table = this.customResources.table();
+    const address = this.options.serverAddress?.() ?? '127.0.0.1:6443';
+    if (!serveDiscovery(ctx, address, table, this.customResources.schemas())) throw pathNotFound();
+  }
 
   private fail(res: ApiResponse, error: unknown): void {
     const status = error instanceof StatusError ? error : internalError(error);
@@ -420,6 +459,7 @@ export class ApiServer {
       ...this.admissionCaches.map((cache) => cache.start()),
       this.loadQuotaNamespaces(),
       this.crdControllers.start(),
+      this.flowControl.start(),
     ]);
   }
 
@@ -428,6 +468,7 @@ export class ApiServer {
     this.policy.stop();
     this.nodeGraph.stop();
     this.crdControllers.stop();
+    this.flowControl.stop();
     for (const cache of this.admissionCaches) cache.stop();
   }
 

@@ -225,6 +225,14 @@ export function requestEntityTooLarge(limit: number): StatusError {
   return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
 }
 
+/**
+ * etcd's refusal of a write over its request limit, as kube-apiserver passes it on: not an API
+ * status, so a 500 with the error's text and no reason.
+ */
+export function storageRequestTooLarge(): StatusError {
+  return new StatusError(500, '', 'etcdserver: request is too large');
+}
+
 export function internalError(error: unknown): StatusError {
   const text = error instanceof Error ? error.message : String(error);
   return new StatusError(500, 'InternalError', `Internal error occurred: ${text}`, {

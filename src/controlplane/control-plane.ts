@@ -4,6 +4,7 @@ import { createSecureServer, type Http2SecureServer, type Http2Session } from 'n
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { ApiServer, type PathHandler } from '../apiserver/api-server.js';
+import { ensureFlowControlConfiguration } from '../apiserver/flowcontrol/configuration-ensurer.js';
 import type { KubeletClientCredentials } from '../apiserver/handlers/kubelet-connection.js';
 import { oidcPaths } from '../apiserver/handlers/oidc.js';
 import type { WatchSettings } from '../apiserver/handlers/watch.js';
@@ -166,6 +167,14 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   if (kubernetesEndpoints) await kubernetesEndpoints.start();
   else console.error('control plane: no address to advertise in the kubernetes Endpoints');
   await reconcileBootstrapPolicy(apiServer);
+  await ensureFlowControlConfiguration({
+    flowSchemas: apiServer.resourceStore('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas')!,
+    priorityLevels: apiServer.resourceStore(
+      'flowcontrol.apiserver.k8s.io',
+      'v1',
+      'prioritylevelconfigurations',
+    )!,
+  });
   await ensureTkubePolicy(apiServer);
   await ensureNodeAutoApprovePolicy(apiServer);
   await apiServer.start();

@@ -164,6 +164,7 @@ export async function serveWatch(
   // An empty watch still answers at once, as kube-apiserver flushes after its headers: HTTP/1.1
   // clients (client-node) wait for the response before they count the watch as started.
   else (ctx.res as { flushHeaders?: () => void }).flushHeaders?.();
+  ctx.watchInitialized?.();
 
   const timeoutMs =
     request.timeoutSeconds !== undefined

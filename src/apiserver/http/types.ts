@@ -35,4 +35,6 @@ export interface RequestContext {
   readonly query: URLSearchParams;
   readonly headers: IncomingHttpHeaders;
   readonly user: UserInfo;
+  /** Called once a watch has sent its initial events: flow control frees its seat then. */
+  readonly watchInitialized?: () => void;
 }

@@ -15,6 +15,7 @@ import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '..
 import { convert, type GroupVersion, storageVersionOf } from '../conversion/index.js';
 import { pruneUnknownFields } from '../field-validation/prune.js';
 import type { UserInfo } from '../http/types.js';
+import { protobufEncodedSize } from '../protobuf/encoded-size.js';
 import {
   alreadyExists,
   badRequest,
@@ -26,6 +27,7 @@ import {
   OPTIMISTIC_LOCK_MESSAGE,
   resourceExpired,
   StatusError,
+  storageRequestTooLarge,
   tooLargeResourceVersion,
   tooOldResourceVersion,
 } from '../status.js';
@@ -38,6 +40,9 @@ import { generateName, metaOf, newUid, specChanged, timestamp } from './object-m
 import { parseResourceVersion } from './resource-version.js';
 import { decodeStored, encodeForStorage, withResourceVersion } from './stored-object.js';
 import type { Strategy } from './strategy.js';
+
+/** etcd's default --max-request-bytes (1.5 MiB). */
+export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
 
 /**
  * How a resource whose stored form differs from its served form is read and written, beyond the
@@ -179,6 +184,19 @@ export class ResourceStore {
     const served = convert(object, { group: this.info.group, version: this.info.version });
     metaOf(served).resourceVersion = String(revision);
     return served;
+  }
+
+  /**
+   * Refuses a write etcd would refuse: over 1.5 MiB (its default --max-request-bytes) in
+   * kube-apiserver's storage encoding, protobuf for built-in kinds and JSON for custom resources.
+   */
+  private checkStorageLimit(key: string, text: string): void {
+    // Protobuf is smaller than JSON for anything this large: most writes stop here.
+    if (text.length + key.length <= ETCD_MAX_REQUEST_BYTES) return;
+    const stored = JSON.parse(text) as KubeObject;
+    const encoded =
+      protobufEncodedSize(stored.apiVersion ?? '', stored.kind ?? '', stored) ?? Buffer.byteLength(text);
+    if (encoded + Buffer.byteLength(key) > ETCD_MAX_REQUEST_BYTES) throw storageRequestTooLarge();
   }
 
   /** The text to store for an object in this endpoint's version. */
@@ -353,7 +371,10 @@ export class ResourceStore {
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        const kv = await this.store.create(this.key(namespace, meta.name!), this.storedText(object));
+        const key = this.key(namespace, meta.name!);
+        const text = this.storedText(object);
+        this.checkStorageLimit(key, text);
+        const kv = await this.store.create(key, text);
         meta.resourceVersion = String(kv.modRevision);
         return object;
       } catch (error) {
@@ -465,6 +486,7 @@ export class ResourceStore {
           await this.store.delete(key, { expectedRevision: kv.modRevision });
           return next;
         }
+        this.checkStorageLimit(key, nextText);
         const result = await this.store.update(key, nextText, {
           expectedRevision: kv.modRevision,
         });
@@ -664,6 +686,7 @@ export class ResourceStore {
       const nextText = this.storedText(next);
       if (nextText === kv.value || options.dryRun) return { object: next, deleted: false };
       try {
+        this.checkStorageLimit(key, nextText);
         const result = await this.store.update(key, nextText, {
           expectedRevision: kv.modRevision,
         });

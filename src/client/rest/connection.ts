@@ -57,6 +57,8 @@ export interface TextResponse {
 
 export interface StreamResponse {
   readonly status: number;
+  /** Seconds, when a 429 (or 5xx) asks the client to come back later. */
+  readonly retryAfter?: string;
   readonly stream: ClientHttp2Stream;
 }
 
@@ -72,6 +74,10 @@ const UNSENT_CODES = new Set([
 ]);
 
 class UnsentRequest extends Error {}
+
+/** client-go's maxRetries for responses with Retry-After. */
+const MAX_RETRIES = 10;
+const MAX_RETRY_AFTER_SECONDS = 10;
 
 export class Http2Connection {
   private current: ClientHttp2Session | undefined;
@@ -89,12 +95,22 @@ export class Http2Connection {
 
   /** Sends a request and reads the whole response body as text. */
   async request(spec: RequestSpec): Promise<TextResponse> {
-    await this.acquire();
-    try {
-      const { status, stream } = await this.open(spec);
-      return { status, body: await readText(stream) };
-    } finally {
-      this.release();
+    for (let attempt = 1; ; attempt++) {
+      await this.acquire();
+      let response: TextResponse;
+      let retryAfter: string | undefined;
+      try {
+        const opened = await this.open(spec);
+        retryAfter = opened.retryAfter;
+        response = { status: opened.status, body: await readText(opened.stream) };
+      } finally {
+        this.release();
+      }
+      // client-go's retry: a 429 with Retry-After (flow control's answer) is tried again after the
+      // seconds it asks for, up to 10 times, whatever the method: the server ran nothing.
+      const seconds = Number(retryAfter);
+      if (response.status !== 429 || !(seconds >= 0) || attempt > MAX_RETRIES || this.closed) return response;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(seconds, MAX_RETRY_AFTER_SECONDS) * 1000));
     }
   }
 
@@ -166,7 +182,12 @@ export class Http2Connection {
       stream.once('response', (headers: ResponseHeaders) => {
         stream.off('error', fail);
         stream.off('close', fail);
-        resolve({ status: headers[':status'] ?? 0, stream });
+        const retryAfter = headers['retry-after'];
+        resolve({
+          status: headers[':status'] ?? 0,
+          stream,
+          ...(retryAfter ? { retryAfter: String(retryAfter) } : {}),
+        });
       });
       if (spec.body !== undefined) stream.end(spec.body);
     });

@@ -106,6 +106,23 @@ describe('requests on the wire', () => {
     });
   });
 
+  it('sends a request again after a 429 with Retry-After, as client-go does, and not without one', async () => {
+    let calls = 0;
+    const { client } = scripted((stream) => {
+      calls++;
+      if (calls === 1) {
+        stream.respond({ ':status': 429, 'retry-after': '0', 'content-type': 'text/plain; charset=utf-8' });
+        stream.end('Too many requests, please try again later.\n');
+      } else if (calls === 2) json(stream, 201, configMap('a'));
+      else json(stream, 429, { kind: 'Status', code: 429, reason: 'TooManyRequests', message: 'quota' });
+    });
+    const configMaps = client.resource<ConfigMap>(CONFIG_MAPS);
+    await expect(configMaps.create(configMap('a'))).resolves.toMatchObject({ metadata: { name: 'a' } });
+    expect(calls).toBe(2);
+    await expect(configMaps.create(configMap('b'))).rejects.toBeInstanceOf(ApiError);
+    expect(calls).toBe(3);
+  });
+
   it('sends each patch type with its content type', async () => {
     const seen: Seen[] = [];
     const { client } = scripted((stream, request) => {
