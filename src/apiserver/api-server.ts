@@ -23,6 +23,8 @@ import { runtimeClassAdmission } from './admission/plugins/runtime-class.js';
 import { serviceAccountAdmission } from './admission/plugins/service-account.js';
 import { taintNodesByConditionAdmission } from './admission/plugins/taint-nodes-by-condition.js';
 import { validatingAdmissionPolicy } from './admission/validating-admission-policy/index.js';
+import { admissionWebhooks } from './admission/webhook/index.js';
+import type { WebhookMetrics } from './admission/webhook/metrics.js';
 import { CrdControllers } from './apiextensions/crd-controllers.js';
 import { CustomResourceRegistry } from './apiextensions/registry.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -45,7 +47,7 @@ import { podEvictionHandler } from './handlers/pod-eviction.js';
 import { podLogsHandler } from './handlers/pod-logs.js';
 import { podProxyHandler } from './handlers/pod-proxy.js';
 import { ResourceHandler, type ResourceHandlerDeps } from './handlers/resource-handler.js';
-import { serviceProxyHandler } from './handlers/service-proxy.js';
+import { serviceProxyHandler, serviceProxyLocation } from './handlers/service-proxy.js';
 import type { WatchSettings } from './handlers/watch.js';
 import { negotiateObjectOnly } from './http/negotiate.js';
 import { sendJson, sendStatusError, sendText } from './http/respond.js';
@@ -106,6 +108,7 @@ export class ApiServer {
   private readonly namespaces: NamespaceCache;
   /** What admission plugins read on every pod create, kept in memory as upstream's informers. */
   private readonly admissionCaches: { start(): Promise<void>; stop(): void }[];
+  private readonly webhookMetrics: WebhookMetrics;
   private readonly admissionChain: AdmissionChain;
   /** The custom resources served from CustomResourceDefinitions, and the controllers that keep them. */
   readonly customResources: CustomResourceRegistry;
@@ -197,7 +200,47 @@ export class ApiServer {
         );
       },
     });
-    this.admissionCaches = [namespaceObjects, serviceAccounts, priorityClasses, limitRanges, policies];
+    const serviceStores = () => ({
+      services: core('services'),
+      endpoints: core('endpoints'),
+      pods: core('pods'),
+    });
+    const webhooks = admissionWebhooks({
+      store: options.store,
+      mutatingRoot: this.resourceStore('admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations')!
+        .root,
+      validatingRoot: this.resourceStore(
+        'admissionregistration.k8s.io',
+        'v1',
+        'validatingwebhookconfigurations',
+      )!.root,
+      namespaces: namespaceObjects,
+      client: {
+        dial,
+        resolveService: async (namespace, name, port) => {
+          const origin = new URL(
+            await serviceProxyLocation(serviceStores(), namespace, `https:${name}:${port}`),
+          );
+          return { host: origin.hostname.replace(/^\[|\]$/g, ''), port: Number(origin.port || 443) };
+        },
+      },
+      equivalentVersions: (group, resource) => {
+        const versions: string[] = [];
+        for (const { info } of this.resources.values())
+          if (info.group === group && info.resource === resource) versions.push(info.version);
+        return versions;
+      },
+      authorize: (user, attributes) => this.authorizer.authorize({ user, apiVersion: '*', ...attributes }),
+    });
+    this.webhookMetrics = webhooks.metrics;
+    this.admissionCaches = [
+      namespaceObjects,
+      serviceAccounts,
+      priorityClasses,
+      limitRanges,
+      policies,
+      webhooks,
+    ];
     this.namespaces = new NamespaceCache(namespaceObjects);
     this.policy = new PolicyCache(options.store);
     this.nodeGraph = new NodeGraphPopulator(options.store);
@@ -215,8 +258,11 @@ export class ApiServer {
       certificateApprovalAdmission(this.authorizer),
       certificateSigningAdmission(this.authorizer),
       certificateSubjectRestrictionAdmission,
-      resourceQuotaAdmission(core('resourcequotas'), this.quotaNamespaces),
+      // Upstream's order: webhooks and policies after the built-in plugins, quota last.
+      webhooks.mutating,
       policies.plugin,
+      webhooks.validating,
+      resourceQuotaAdmission(core('resourcequotas'), this.quotaNamespaces),
     ]);
     for (const store of this.resources.values()) store.admissionChain = chain;
     this.admissionChain = chain;
@@ -244,7 +290,12 @@ export class ApiServer {
       '/healthz': health,
       '/livez': health,
       '/readyz': (ctx) => this.health(ctx, options.ready),
-      '/metrics': (ctx) => sendText(ctx.res, 200, `${this.metrics.render()}${this.tunnels.metrics.render()}`),
+      '/metrics': (ctx) =>
+        sendText(
+          ctx.res,
+          200,
+          `${this.metrics.render()}${this.tunnels.metrics.render()}${this.webhookMetrics.render()}`,
+        ),
       ...options.paths,
     };
   }
