@@ -22,9 +22,10 @@ export interface WebhookServer {
   close(): Promise<void>;
 }
 
-/** Starts a server on 127.0.0.1 whose certificate names `dnsNames` and `ipAddresses`. */
+/** Starts a server on `host` whose certificate names `dnsNames` and `ipAddresses`. */
 export async function startWebhookServer(
   names: { dnsNames?: string[]; ipAddresses?: string[] } = { ipAddresses: ['127.0.0.1'] },
+  host = '127.0.0.1',
 ): Promise<WebhookServer> {
   const ca = await createCertificateAuthority({ commonName: 'webhook-test-ca' });
   const serving = await issueServingCertificate(ca, { commonName: 'webhook', ...names });
@@ -50,14 +51,14 @@ export async function startWebhookServer(
       });
     },
   );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     port,
     caBundle: Buffer.from(ca.certificatePem).toString('base64'),
     handlers,
     received,
-    url: (path) => `https://127.0.0.1:${port}${path}`,
+    url: (path) => `https://${host}:${port}${path}`,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

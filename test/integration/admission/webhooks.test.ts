@@ -5,7 +5,7 @@
 // invalid patch, a 10 MiB response, a certificate for another name, unreachable URLs and Services,
 // a slow webhook) under each failurePolicy.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
@@ -18,6 +18,13 @@ let controlPlane: RunningControlPlane;
 let call: Call;
 let server: WebhookServer;
 let wrongName: WebhookServer;
+/** Serves as the Service `hooked` in `default`: its certificate names only the Service's DNS name. */
+let backend: WebhookServer;
+/** Endpoints may not be loopback addresses: the Service's backend listens on the host's own address. */
+const hostAddress =
+  Object.values(networkInterfaces())
+    .flat()
+    .find((address) => address?.family === 'IPv4' && !address.internal)?.address ?? '127.0.0.1';
 const stateDir = mkdtempSync(join(tmpdir(), 'tkube-webhooks-'));
 
 beforeAll(async () => {
@@ -26,6 +33,7 @@ beforeAll(async () => {
   call = httpsCaller(() => controlPlane.port, pki);
   server = await startWebhookServer();
   wrongName = await startWebhookServer({ dnsNames: ['wrong.example'] });
+  backend = await startWebhookServer({ dnsNames: ['hooked.default.svc'] }, hostAddress);
   server.handlers.set('/allow', (review) => reviewResponse(review, { allowed: true }));
   wrongName.handlers.set('/allow', (review) => reviewResponse(review, { allowed: true }));
 }, 60_000);
@@ -33,6 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await wrongName?.close();
+  await backend?.close();
   await controlPlane?.stop();
   rmSync(stateDir, { recursive: true, force: true });
 });
@@ -357,6 +366,56 @@ describe('webhook failures under each failurePolicy', () => {
     expect(response.status).toBe(500);
     expect(message(response)).toMatch(
       /^Internal error occurred: failed calling webhook "service\.example\.com": failed to call webhook: Post "https:\/\/no-backends\.default\.svc(:443)?\/validate\?timeout=5s": endpoints "no-backends" not found/,
+    );
+  });
+
+  it('calls a Service-backed webhook at a ready endpoint with the Service DNS name as server name', async () => {
+    backend.handlers.set('/label', (review) =>
+      reviewResponse(review, {
+        allowed: true,
+        ...jsonPatch([{ op: 'add', path: '/metadata/labels/via', value: 'service' }]),
+      }),
+    );
+    const pod = await call('POST', '/api/v1/namespaces/default/pods', {
+      metadata: { name: 'hook-backend' },
+      spec: { containers: [{ name: 'hook', image: 'hook:local' }] },
+    });
+    expect(pod.status, pod.text).toBe(201);
+    const status = await call('PUT', '/api/v1/namespaces/default/pods/hook-backend/status', {
+      ...pod.json(),
+      status: { phase: 'Running', podIP: hostAddress, podIPs: [{ ip: hostAddress }] },
+    });
+    expect(status.status, status.text).toBe(200);
+    const service = await call('POST', '/api/v1/namespaces/default/services', {
+      metadata: { name: 'hooked' },
+      spec: { ports: [{ name: 'https', port: 8443, targetPort: backend.port }] },
+    });
+    expect(service.status, service.text).toBe(201);
+    const endpoints = await call('POST', '/api/v1/namespaces/default/endpoints', {
+      metadata: { name: 'hooked' },
+      subsets: [
+        {
+          addresses: [
+            { ip: hostAddress, targetRef: { kind: 'Pod', namespace: 'default', name: 'hook-backend' } },
+          ],
+          ports: [{ name: 'https', port: backend.port }],
+        },
+      ],
+    });
+    expect(endpoints.status, endpoints.text).toBe(201);
+    await configure('mutating', 'via-service', [
+      {
+        ...webhook('via-service', 'via-service.example.com', ''),
+        clientConfig: {
+          service: { namespace: 'default', name: 'hooked', port: 8443, path: '/label' },
+          caBundle: backend.caBundle,
+        },
+      },
+    ]);
+    const created = await createConfigMap('via-service');
+    expect(created.status, created.text).toBe(201);
+    expect((created.json() as { metadata: { labels: Record<string, string> } }).metadata.labels.via).toBe(
+      'service',
     );
   });
 

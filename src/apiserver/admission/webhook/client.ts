@@ -97,8 +97,8 @@ export async function callWebhook(
       } catch (error) {
         throw failed(error instanceof Error ? error.message : String(error));
       }
+      // Without an agent the request runs on this connection (an agent, even `false`, would dial itself).
       options.createConnection = () => socket;
-      options.agent = false;
     } else {
       options.agent = agentFor(config.caBundle);
     }
