@@ -12,7 +12,12 @@ import { type RunningControlPlane, startControlPlane } from '../../../src/contro
 import { ensureClusterPki } from '../../../src/pki/cluster-pki.js';
 import { eventually } from '../../support/control-plane.js';
 import { type Call, type CallResponse, httpsCaller } from '../../support/https-call.js';
-import { jsonPatch, reviewResponse, startWebhookServer, type WebhookServer } from './webhook-server.js';
+import {
+  jsonPatch,
+  reviewResponse,
+  startWebhookServer,
+  type WebhookServer,
+} from '../../support/webhook-server.js';
 
 let controlPlane: RunningControlPlane;
 let call: Call;

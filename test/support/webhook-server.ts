@@ -1,9 +1,9 @@
-// A webhook HTTPS server for admission tests: serves AdmissionReviews on paths the test routes to
-// handlers, with a serving certificate from a CA of its own (the caBundle webhooks are given).
+// A webhook HTTPS server for admission tests and benchmarks: serves AdmissionReviews on paths the
+// caller routes to handlers, with a serving certificate from a CA of its own (the caBundle).
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createCertificateAuthority } from '../../../src/pki/certificate-authority.js';
-import { issueServingCertificate } from '../../../src/pki/certificates.js';
+import { createCertificateAuthority } from '../../src/pki/certificate-authority.js';
+import { issueServingCertificate } from '../../src/pki/certificates.js';
 
 /** The review a handler sees and what it answers (a review response, or raw bytes to send). */
 export type ReviewHandler = (review: {
