@@ -7,14 +7,8 @@ import type { ClientHttp2Session } from 'node:http2';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Request } from './custom-resources.js';
 import { percentile } from './report.js';
-
-type Request = (
-  session: ClientHttp2Session,
-  method: string,
-  path: string,
-  body?: string,
-) => Promise<{ status: number; body: string }>;
 
 type Timed = (
   sessions: ClientHttp2Session[],

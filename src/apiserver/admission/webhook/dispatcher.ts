@@ -22,6 +22,7 @@ import {
   matchesNamespaceSelector,
   matchesObjectSelector,
   matchesResourceRules,
+  matchRequestOf,
 } from '../validating-admission-policy/matching.js';
 import { admissionRequest } from '../validating-admission-policy/request-variables.js';
 import { callWebhook, type WebhookClientDeps } from './client.js';
@@ -107,21 +108,8 @@ function replaceObject(target: KubeObject, source: KubeObject): void {
 export function webhookAdmission(options: WebhookAdmissionOptions, step: WebhookStep): AdmissionPlugin {
   const mutating = step === 'admit';
 
-  const matchRequest = (attributes: AdmissionAttributes): MatchRequest => {
-    const isDelete = attributes.operation === 'DELETE';
-    return {
-      operation: attributes.operation,
-      group: attributes.resource.group,
-      version: attributes.resource.version,
-      resource: attributes.resource.resource,
-      subresource: attributes.subresource,
-      namespace: attributes.resource.namespaced ? attributes.namespace : '',
-      name: attributes.name || (attributes.object?.metadata?.name ?? ''),
-      object: isDelete ? null : attributes.object,
-      oldObject: isDelete ? attributes.object : (attributes.oldObject ?? null),
-      equivalentVersions: [],
-    };
-  };
+  // Equivalent versions are tried one by one in matchedVersion, to know which one matched.
+  const matchRequest = (attributes: AdmissionAttributes): MatchRequest => matchRequestOf(attributes, []);
 
   /** The version a webhook's rules select the request in, if any. */
   const matchedVersion = (webhook: Webhook, request: MatchRequest): string | undefined => {
