@@ -23,7 +23,7 @@ import { runtimeClassAdmission } from './admission/plugins/runtime-class.js';
 import { serviceAccountAdmission } from './admission/plugins/service-account.js';
 import { taintNodesByConditionAdmission } from './admission/plugins/taint-nodes-by-condition.js';
 import { validatingAdmissionPolicy } from './admission/validating-admission-policy/index.js';
-import { admissionWebhooks } from './admission/webhook/index.js';
+import { type AdmissionWebhookWiring, admissionWebhooks } from './admission/webhook/index.js';
 import type { WebhookMetrics } from './admission/webhook/metrics.js';
 import { CrdControllers } from './apiextensions/crd-controllers.js';
 import { CustomResourceRegistry } from './apiextensions/registry.js';
@@ -34,6 +34,7 @@ import { NodeGraphPopulator, nodeAndRbacAuthorizer } from './auth/node/index.js'
 import { PolicyCache } from './auth/policy-cache.js';
 import { type Authorizer, forbiddenStatus, requestAttributes } from './auth/rbac/index.js';
 import { rbacWriteCheck } from './auth/rbac-escalation.js';
+import { pruneUnknownFields } from './field-validation/prune.js';
 import {
   serveSelfSubjectReview,
   serveTokenRequest,
@@ -109,6 +110,8 @@ export class ApiServer {
   /** What admission plugins read on every pod create, kept in memory as upstream's informers. */
   private readonly admissionCaches: { start(): Promise<void>; stop(): void }[];
   private readonly webhookMetrics: WebhookMetrics;
+  /** The admission webhooks, which also admit pods' connect requests (set after the handler is made). */
+  private connectWebhooks?: AdmissionWebhookWiring;
   private readonly admissionChain: AdmissionChain;
   /** The custom resources served from CustomResourceDefinitions, and the controllers that keep them. */
   readonly customResources: CustomResourceRegistry;
@@ -133,7 +136,15 @@ export class ApiServer {
         credentials: kubeletCredentials,
         dial,
       }),
-      podConnect: podConnectHandler({ nodes: () => core('nodes'), credentials: kubeletCredentials, dial }),
+      podConnect: podConnectHandler({
+        nodes: () => core('nodes'),
+        credentials: kubeletCredentials,
+        dial,
+        admitConnect: async (attributes) => {
+          await this.connectWebhooks?.mutating.admit?.(attributes);
+          await this.connectWebhooks?.validating.validate?.(attributes);
+        },
+      }),
       nodeProxy: nodeProxyHandler({ credentials: kubeletCredentials, dial }),
       podProxy: podProxyHandler({ dial }),
       serviceProxy: serviceProxyHandler({
@@ -231,8 +242,15 @@ export class ApiServer {
         return versions;
       },
       authorize: (user, attributes) => this.authorizer.authorize({ user, apiVersion: '*', ...attributes }),
+      redefault: ({ resource }, object) => {
+        const store = this.resourceStore(resource.group, resource.version, resource.resource);
+        if (store === undefined) return;
+        pruneUnknownFields(object, { group: resource.group, version: resource.version, kind: resource.kind });
+        store.strategy.defaults(object);
+      },
     });
     this.webhookMetrics = webhooks.metrics;
+    this.connectWebhooks = webhooks;
     this.admissionCaches = [
       namespaceObjects,
       serviceAccounts,

@@ -210,6 +210,44 @@ describe('mutating webhooks', () => {
     );
   });
 
+  it('leave a patched object defaulted and pruned as a decoded one is', async () => {
+    server.handlers.set('/init-container', (review) =>
+      reviewResponse(review, {
+        allowed: true,
+        ...jsonPatch([
+          { op: 'add', path: '/spec/initContainers', value: [{ name: 'init', image: 'busybox:local' }] },
+          { op: 'add', path: '/spec/notAField', value: true },
+        ]),
+      }),
+    );
+    const created = await call('POST', `${ADMISSION}/mutatingwebhookconfigurations`, {
+      metadata: { name: 'init-container' },
+      webhooks: [
+        {
+          ...webhook('init-container', 'init-container.example.com', server.url('/init-container')),
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+        },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const pod = await eventually(async () => {
+      const response = await call('POST', '/api/v1/namespaces/default/pods', {
+        metadata: { name: `defaulted-${++sequence}`, labels: { scenario: 'init-container' } },
+        spec: { containers: [{ name: 'app', image: 'busybox:local' }] },
+      });
+      expect(response.status, response.text).toBe(201);
+      const object = response.json() as {
+        spec: Record<string, unknown> & { initContainers?: Record<string, unknown>[] };
+      };
+      return object.spec.initContainers ? object : undefined;
+    });
+    expect(pod.spec.initContainers![0]).toMatchObject({
+      terminationMessagePolicy: 'File',
+      imagePullPolicy: 'IfNotPresent',
+    });
+    expect(pod.spec.notAField).toBeUndefined();
+  });
+
   it('reinvoke an IfNeeded webhook once when a later webhook changed the object', async () => {
     server.handlers.set('/first', (review) => {
       const labels = (review.request.object as { metadata: { labels: Record<string, string> } }).metadata

@@ -45,6 +45,11 @@ export interface WebhookAdmissionOptions {
   readonly equivalentVersions?: (group: string, resource: string) => readonly string[];
   /** Answers `authorizer` checks in match conditions. */
   readonly authorize?: AuthorizeFunction;
+  /**
+   * Prunes and defaults an object a webhook patched, as upstream's decoding of the patched object
+   * does (a webhook may add a container without its defaults, or fields the schema drops).
+   */
+  readonly redefault?: (attributes: AdmissionAttributes, object: KubeObject) => void;
 }
 
 /** Resources whose writes never reach webhooks (upstream's IsExemptAdmissionConfigurationResource). */
@@ -276,6 +281,7 @@ export function webhookAdmission(options: WebhookAdmissionOptions, step: Webhook
     if (typeof patched !== 'object' || patched === null || Array.isArray(patched))
       throw internalError('the patched object is not an object');
     const back = inVersion(patched, group, version)!;
+    options.redefault?.(attributes, back);
     const before = JSON.stringify(attributes.object);
     replaceObject(attributes.object, back);
     return JSON.stringify(back) !== before;

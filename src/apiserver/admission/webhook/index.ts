@@ -6,7 +6,7 @@ import type { AdmissionPlugin } from '../chain.js';
 import type { ObjectLister } from '../object-cache.js';
 import type { WebhookClientDeps } from './client.js';
 import { WebhookConfigurations } from './configurations.js';
-import { webhookAdmission } from './dispatcher.js';
+import { type WebhookAdmissionOptions, webhookAdmission } from './dispatcher.js';
 import { WebhookMetrics } from './metrics.js';
 
 export interface AdmissionWebhookDeps {
@@ -18,6 +18,7 @@ export interface AdmissionWebhookDeps {
   readonly client: WebhookClientDeps;
   readonly equivalentVersions?: (group: string, resource: string) => readonly string[];
   readonly authorize?: AuthorizeFunction;
+  readonly redefault?: WebhookAdmissionOptions['redefault'];
 }
 
 export interface AdmissionWebhookWiring {
@@ -38,6 +39,7 @@ export function admissionWebhooks(deps: AdmissionWebhookDeps): AdmissionWebhookW
     metrics,
     ...(deps.equivalentVersions ? { equivalentVersions: deps.equivalentVersions } : {}),
     ...(deps.authorize ? { authorize: deps.authorize } : {}),
+    ...(deps.redefault ? { redefault: deps.redefault } : {}),
   };
   return {
     mutating: webhookAdmission({ ...common, configurations: mutating }, 'admit'),

@@ -78,8 +78,10 @@ export function admissionReview(
     object,
     oldObject,
     dryRun: attributes.dryRun,
-    options: { kind: OPTIONS_KIND[attributes.operation], apiVersion: 'meta.k8s.io/v1' },
   };
+  // Connect requests carry their options as the object, and no operation options.
+  const optionsKind = OPTIONS_KIND[attributes.operation];
+  if (optionsKind !== undefined) request.options = { kind: optionsKind, apiVersion: 'meta.k8s.io/v1' };
   if (attributes.subresource !== '') {
     request.subResource = attributes.subresource;
     request.requestSubResource = attributes.subresource;
