@@ -14,6 +14,7 @@ import { findFreePort } from '../../src/cluster/ports.js';
 import { probeReadyz } from '../../src/cluster/readiness.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
 import { overloadBench } from './api-overload.js';
+import { benchWebhooks } from './api-webhooks.js';
 import { BENCH_OBJECTS_PATH, benchObject, installBenchCrd } from './custom-resources.js';
 import { percentile, printTable } from './report.js';
 
@@ -314,6 +315,7 @@ try {
   );
   const watch = await watchLatency(sessions[0]!, sessions[1]!, 500);
   const authz = await authorizationShare(sessions[0]!, origin, credentials.ca);
+  const webhooks = await benchWebhooks(sessions, request, timed);
   for (const session of sessions) session.close();
 
   const list5k = percentile(listTimes, 50);
@@ -363,6 +365,16 @@ try {
       ['  create latency p50 / p99 (ms)', `${crCreates.p50.toFixed(2)} / ${crCreates.p99.toFixed(2)}`, ''],
       ['creates/s as a service account (bearer token, Role)', authz.perSecond.toFixed(0), ''],
       ['authorization share of request time', `${(authz.share * 100).toFixed(2)} %`, 'target ≤ 10 %'],
+      [
+        'pod creates/s without / with 1 mutating + 1 validating webhook',
+        `${webhooks.without.perSecond.toFixed(0)} / ${webhooks.withWebhooks.perSecond.toFixed(0)}`,
+        '16 concurrent clients',
+      ],
+      [
+        '  one client: create p50 / p99 without → with webhooks (ms)',
+        `${webhooks.sequential.withoutP50.toFixed(2)} / ${webhooks.sequential.withoutP99.toFixed(2)} → ${webhooks.sequential.withP50.toFixed(2)} / ${webhooks.sequential.withP99.toFixed(2)}`,
+        `added p50 ${(webhooks.sequential.withP50 - webhooks.sequential.withoutP50).toFixed(2)} ms, p99 ${(webhooks.sequential.withP99 - webhooks.sequential.withoutP99).toFixed(2)} ms; goal p99 added ≤ 5 ms`,
+      ],
     ],
   );
   console.log(
@@ -386,6 +398,10 @@ try {
       customResourceCreateP99Ms: Number(crCreates.p99.toFixed(3)),
       serviceAccountCreatesPerSec: Math.round(authz.perSecond),
       authorizationShare: Number(authz.share.toFixed(4)),
+      podCreatesPerSecNoWebhooks: Math.round(webhooks.without.perSecond),
+      podCreatesPerSecWebhooks: Math.round(webhooks.withWebhooks.perSecond),
+      webhookAddedP50Ms: Number((webhooks.sequential.withP50 - webhooks.sequential.withoutP50).toFixed(3)),
+      webhookAddedP99Ms: Number((webhooks.sequential.withP99 - webhooks.sequential.withoutP99).toFixed(3)),
     }),
   );
 } finally {

@@ -4,7 +4,8 @@
 import type { ClientHttp2Session } from 'node:http2';
 import { performance } from 'node:perf_hooks';
 
-type Request = (
+/** The bench's HTTP/2 request function (api.ts), handed to the scenarios in their own files. */
+export type Request = (
   session: ClientHttp2Session,
   method: string,
   path: string,

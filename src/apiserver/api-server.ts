@@ -23,6 +23,8 @@ import { runtimeClassAdmission } from './admission/plugins/runtime-class.js';
 import { serviceAccountAdmission } from './admission/plugins/service-account.js';
 import { taintNodesByConditionAdmission } from './admission/plugins/taint-nodes-by-condition.js';
 import { validatingAdmissionPolicy } from './admission/validating-admission-policy/index.js';
+import { type AdmissionWebhookWiring, admissionWebhooks } from './admission/webhook/index.js';
+import type { WebhookMetrics } from './admission/webhook/metrics.js';
 import { CrdControllers } from './apiextensions/crd-controllers.js';
 import { CustomResourceRegistry } from './apiextensions/registry.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -32,6 +34,7 @@ import { NodeGraphPopulator, nodeAndRbacAuthorizer } from './auth/node/index.js'
 import { PolicyCache } from './auth/policy-cache.js';
 import { type Authorizer, forbiddenStatus, requestAttributes } from './auth/rbac/index.js';
 import { rbacWriteCheck } from './auth/rbac-escalation.js';
+import { pruneUnknownFields } from './field-validation/prune.js';
 import { maintainDanglingConditions } from './flowcontrol/configuration-ensurer.js';
 import { admitRequest } from './flowcontrol/filter.js';
 import { FlowController } from './flowcontrol/flow-controller.js';
@@ -49,7 +52,7 @@ import { podEvictionHandler } from './handlers/pod-eviction.js';
 import { podLogsHandler } from './handlers/pod-logs.js';
 import { podProxyHandler } from './handlers/pod-proxy.js';
 import { ResourceHandler, type ResourceHandlerDeps } from './handlers/resource-handler.js';
-import { serviceProxyHandler } from './handlers/service-proxy.js';
+import { serviceProxyHandler, serviceProxyLocation } from './handlers/service-proxy.js';
 import type { WatchSettings } from './handlers/watch.js';
 import { negotiateObjectOnly } from './http/negotiate.js';
 import { sendJson, sendStatusError, sendText } from './http/respond.js';
@@ -116,6 +119,9 @@ export class ApiServer {
   /** API Priority and Fairness: FlowSchemas and priority levels read from the store. */
   readonly flowControl: FlowController;
   private readonly listWork: ListWorkEstimator;
+  private readonly webhookMetrics: WebhookMetrics;
+  /** The admission webhooks, which also admit pods' connect requests (set after the handler is made). */
+  private connectWebhooks?: AdmissionWebhookWiring;
   private readonly admissionChain: AdmissionChain;
   /** The custom resources served from CustomResourceDefinitions, and the controllers that keep them. */
   readonly customResources: CustomResourceRegistry;
@@ -145,6 +151,10 @@ export class ApiServer {
         credentials: kubeletCredentials,
         dial,
         metrics: this.podStreams,
+        admitConnect: async (attributes) => {
+          await this.connectWebhooks?.mutating.admit?.(attributes);
+          await this.connectWebhooks?.validating.validate?.(attributes);
+        },
       }),
       nodeProxy: nodeProxyHandler({ credentials: kubeletCredentials, dial }),
       podProxy: podProxyHandler({ dial }),
@@ -212,7 +222,54 @@ export class ApiServer {
         );
       },
     });
-    this.admissionCaches = [namespaceObjects, serviceAccounts, priorityClasses, limitRanges, policies];
+    const serviceStores = () => ({
+      services: core('services'),
+      endpoints: core('endpoints'),
+      pods: core('pods'),
+    });
+    const webhooks = admissionWebhooks({
+      store: options.store,
+      mutatingRoot: this.resourceStore('admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations')!
+        .root,
+      validatingRoot: this.resourceStore(
+        'admissionregistration.k8s.io',
+        'v1',
+        'validatingwebhookconfigurations',
+      )!.root,
+      namespaces: namespaceObjects,
+      client: {
+        dial,
+        resolveService: async (namespace, name, port) => {
+          const origin = new URL(
+            await serviceProxyLocation(serviceStores(), namespace, `https:${name}:${port}`),
+          );
+          return { host: origin.hostname.replace(/^\[|\]$/g, ''), port: Number(origin.port || 443) };
+        },
+      },
+      equivalentVersions: (group, resource) => {
+        const versions: string[] = [];
+        for (const { info } of this.resources.values())
+          if (info.group === group && info.resource === resource) versions.push(info.version);
+        return versions;
+      },
+      authorize: (user, attributes) => this.authorizer.authorize({ user, apiVersion: '*', ...attributes }),
+      redefault: ({ resource }, object) => {
+        const store = this.resourceStore(resource.group, resource.version, resource.resource);
+        if (store === undefined) return;
+        pruneUnknownFields(object, { group: resource.group, version: resource.version, kind: resource.kind });
+        store.strategy.defaults(object);
+      },
+    });
+    this.webhookMetrics = webhooks.metrics;
+    this.connectWebhooks = webhooks;
+    this.admissionCaches = [
+      namespaceObjects,
+      serviceAccounts,
+      priorityClasses,
+      limitRanges,
+      policies,
+      webhooks,
+    ];
     this.namespaces = new NamespaceCache(namespaceObjects);
     const flowcontrolRoot = (resource: string) =>
       this.resourceStore('flowcontrol.apiserver.k8s.io', 'v1', resource)!.root;
@@ -244,8 +301,11 @@ export class ApiServer {
       certificateApprovalAdmission(this.authorizer),
       certificateSigningAdmission(this.authorizer),
       certificateSubjectRestrictionAdmission,
-      resourceQuotaAdmission(core('resourcequotas'), this.quotaNamespaces),
+      // Upstream's order: webhooks and policies after the built-in plugins, quota last.
+      webhooks.mutating,
       policies.plugin,
+      webhooks.validating,
+      resourceQuotaAdmission(core('resourcequotas'), this.quotaNamespaces),
     ]);
     for (const store of this.resources.values()) store.admissionChain = chain;
     this.admissionChain = chain;
@@ -277,7 +337,7 @@ export class ApiServer {
         sendText(
           ctx.res,
           200,
-          `${this.metrics.render()}${this.tunnels.metrics.render()}${this.podStreams.registry.render()}${this.flowControl.renderMetrics()}`,
+          `${this.metrics.render()}${this.tunnels.metrics.render()}${this.podStreams.registry.render()}${this.flowControl.renderMetrics()}${this.webhookMetrics.render()}`,
         ),
       ...options.paths,
     };

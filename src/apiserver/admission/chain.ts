@@ -2,7 +2,7 @@ import type { KubeObject } from '../../api/object.js';
 import type { ResourceInfo } from '../../api/resources/types.js';
 import type { UserInfo } from '../http/types.js';
 
-export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
 /** What an admission plugin sees of a write (admission.Attributes in Kubernetes). */
 export interface AdmissionAttributes {

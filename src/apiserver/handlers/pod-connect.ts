@@ -17,6 +17,7 @@ import { dialErrorText } from '../../api/go-net-errors.js';
 import type { KubeObject } from '../../api/object.js';
 import type { Node, Pod } from '../../api/types/core-v1.generated.js';
 import { joinUpgraded, requestHead } from '../../api/upgrade-proxy.js';
+import type { AdmissionAttributes } from '../admission/chain.js';
 import { queryBool } from '../http/query-bool.js';
 import type { RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
@@ -50,6 +51,40 @@ export interface PodConnectDeps {
   readonly dial?: KubeletRequest['dial'];
   /** Counts the connections by transport (the apiserver's /metrics). */
   readonly metrics?: PodStreamMetrics;
+  /**
+   * Admission of the CONNECT (upstream admits connect requests with the options object); tkube
+   * runs the admission webhooks on it.
+   */
+  readonly admitConnect?: (attributes: AdmissionAttributes) => Promise<void>;
+}
+
+const CONNECT_OPTIONS_KINDS: Readonly<Record<PodConnectSubresource, string>> = {
+  attach: 'PodAttachOptions',
+  exec: 'PodExecOptions',
+  portforward: 'PodPortForwardOptions',
+};
+
+/** The options object connect admission sees, from the request's query as upstream decodes it. */
+function connectOptions(
+  subresource: PodConnectSubresource,
+  query: URLSearchParams,
+  container: string,
+): KubeObject {
+  const kind = CONNECT_OPTIONS_KINDS[subresource];
+  if (subresource === 'portforward')
+    return { kind, apiVersion: 'v1', ports: query.getAll('ports').map(Number) } as KubeObject;
+  const flag = (name: string) => query.get(name) === 'true' || query.get(name) === '1';
+  const options: Record<string, unknown> = {
+    kind,
+    apiVersion: 'v1',
+    stdin: flag('stdin'),
+    stdout: flag('stdout'),
+    stderr: flag('stderr'),
+    tty: flag('tty'),
+    container,
+  };
+  if (subresource === 'exec') options.command = query.getAll('command');
+  return options as KubeObject;
 }
 
 /** The caller's credentials stay here. */
@@ -160,6 +195,20 @@ export function podConnectHandler(deps: PodConnectDeps): PodConnectHandler {
     const nodeName = pod.spec?.nodeName ?? '';
     if (nodeName === '') throw badRequest(`pod ${name} does not have a host assigned`);
     const { host, port } = kubeletAddress((await deps.nodes().get('', nodeName)) as KubeObject as Node);
+    if (deps.admitConnect) {
+      const object = connectOptions(subresource, ctx.query, container);
+      await deps.admitConnect({
+        operation: 'CONNECT',
+        resource: { ...pods.info, kind: String(object.kind) },
+        subresource,
+        namespace,
+        name,
+        object,
+        user: ctx.user,
+        dryRun: false,
+        warnings: [],
+      });
+    }
     if (!isUpgradeRequest(ctx.headers)) throw badRequest('Upgrade request required');
     const client = ctx.req.socket;
     if (!client) throw badRequest('Upgrade request required');

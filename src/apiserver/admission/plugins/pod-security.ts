@@ -17,7 +17,8 @@ export function podSecurityAdmission(namespaces: ObjectLister, pods: ResourceSto
   return {
     name: 'PodSecurity',
     validate(attributes: AdmissionAttributes) {
-      if (attributes.operation === 'DELETE') return;
+      // Connect requests (exec, attach) reach only the webhooks here.
+      if (attributes.operation === 'DELETE' || attributes.operation === 'CONNECT') return;
       const kind = attributes.resource.kind;
       if (kind === 'Namespace' && attributes.resource.group === '')
         return validateNamespace(attributes, pods);
@@ -60,7 +61,12 @@ async function validatePodLike(
 
 async function validateNamespace(attributes: AdmissionAttributes, pods: ResourceStore): Promise<void> {
   // status and finalize cannot change labels.
-  if (attributes.subresource !== '' || attributes.operation === 'DELETE') return;
+  if (
+    attributes.subresource !== '' ||
+    attributes.operation === 'DELETE' ||
+    attributes.operation === 'CONNECT'
+  )
+    return;
   const name = attributes.name;
   const verdict = reviewNamespaceLabels({
     operation: attributes.operation,

@@ -10,6 +10,7 @@ import type {
   MatchResources,
   NamedRuleWithOperations,
 } from '../../../api/types/admissionregistration-v1.generated.js';
+import type { AdmissionAttributes } from '../chain.js';
 
 /** What matching reads of a request. */
 export interface MatchRequest {
@@ -144,4 +145,27 @@ export function matchesResources(match: MatchResources | undefined, request: Mat
     return false;
   if (!matchesObjectSelector(match.objectSelector as LabelSelectorObject | undefined, request)) return false;
   return matchesRules(match, request);
+}
+
+/**
+ * The request as matching sees it, before the namespace's labels are read: a delete's object is
+ * its old object, as upstream's versioned attributes have it.
+ */
+export function matchRequestOf(
+  attributes: AdmissionAttributes,
+  equivalentVersions: readonly string[] | undefined,
+): MatchRequest {
+  const isDelete = attributes.operation === 'DELETE';
+  return {
+    operation: attributes.operation,
+    group: attributes.resource.group,
+    version: attributes.resource.version,
+    resource: attributes.resource.resource,
+    subresource: attributes.subresource,
+    namespace: attributes.resource.namespaced ? attributes.namespace : '',
+    name: attributes.name || (attributes.object?.metadata?.name ?? ''),
+    object: isDelete ? null : attributes.object,
+    oldObject: isDelete ? attributes.object : (attributes.oldObject ?? null),
+    equivalentVersions,
+  };
 }

@@ -14,7 +14,7 @@ import type { ObjectLister } from '../object-cache.js';
 import { displayName } from '../plugins/lookup.js';
 import type { CompiledPolicy } from './compile.js';
 import { evaluatePolicy, type PolicyDecision } from './evaluate.js';
-import { type MatchRequest, matchesResources, matchesRules } from './matching.js';
+import { type MatchRequest, matchesResources, matchesRules, matchRequestOf } from './matching.js';
 import { collectParams, type ParamSource, paramKindNotFound } from './params.js';
 import type { PolicyCache } from './policy-cache.js';
 import { admissionRequest, namespaceVariable } from './request-variables.js';
@@ -67,25 +67,11 @@ function denialError(attributes: AdmissionAttributes, denial: Denial): StatusErr
 export function validatingAdmissionPolicyAdmission(
   options: ValidatingAdmissionPolicyOptions,
 ): AdmissionPlugin {
-  /** The request as matching sees it, before the namespace's labels are read. */
-  const matchRequest = (attributes: AdmissionAttributes): MatchRequest => {
-    const isDelete = attributes.operation === 'DELETE';
-    return {
-      operation: attributes.operation,
-      group: attributes.resource.group,
-      version: attributes.resource.version,
-      resource: attributes.resource.resource,
-      subresource: attributes.subresource,
-      namespace: attributes.resource.namespaced ? attributes.namespace : '',
-      name: attributes.name || (attributes.object?.metadata?.name ?? ''),
-      object: isDelete ? null : attributes.object,
-      oldObject: isDelete ? attributes.object : (attributes.oldObject ?? null),
-      equivalentVersions: options.equivalentVersions?.(
-        attributes.resource.group,
-        attributes.resource.resource,
-      ),
-    };
-  };
+  const matchRequest = (attributes: AdmissionAttributes): MatchRequest =>
+    matchRequestOf(
+      attributes,
+      options.equivalentVersions?.(attributes.resource.group, attributes.resource.resource),
+    );
 
   const validate = async (
     attributes: AdmissionAttributes,

@@ -20,6 +20,10 @@ import {
   validateValidatingAdmissionPolicyBindingUpdate,
 } from './admissionregistration/validating-admission-policy-binding.js';
 import {
+  mutatingWebhookConfigurationRules,
+  validatingWebhookConfigurationRules,
+} from './admissionregistration/webhook-configuration.js';
+import {
   validateHorizontalPodAutoscaler,
   validateHorizontalPodAutoscalerUpdate,
 } from './autoscaling/horizontal-pod-autoscaler.js';
@@ -43,6 +47,8 @@ import { validatePriorityClass, validatePriorityClassUpdate } from './scheduling
 import { validateStorageClass, validateStorageClassUpdate } from './storage/storage-class.js';
 
 export const extraGroups: Record<string, BuiltinKindRules> = {
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration': mutatingWebhookConfigurationRules,
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': validatingWebhookConfigurationRules,
   'admissionregistration.k8s.io/ValidatingAdmissionPolicy': {
     defaults: defaultValidatingAdmissionPolicy,
     validateCreate: validateValidatingAdmissionPolicy,

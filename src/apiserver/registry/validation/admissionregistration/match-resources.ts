@@ -72,7 +72,7 @@ function validateResources(resources: string[], path: string): FieldError[] {
   return errors;
 }
 
-function validateNamedRule(rule: JsonObject, path: string): FieldError[] {
+export function validateNamedRule(rule: JsonObject, path: string): FieldError[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   stringsOf(rule.resourceNames).forEach((name, index) => {

@@ -84,7 +84,11 @@ function validateParamKind(paramKind: JsonObject, path: string): FieldError[] {
   return errors;
 }
 
-function validateMatchConditions(conditions: unknown[], hasParams: boolean, path: string): FieldError[] {
+export function validateMatchConditions(
+  conditions: unknown[],
+  hasParams: boolean,
+  path: string,
+): FieldError[] {
   const errors: FieldError[] = [];
   if (conditions.length > MAX_MATCH_CONDITIONS)
     errors.push(fieldTooMany(path, conditions.length, MAX_MATCH_CONDITIONS));
