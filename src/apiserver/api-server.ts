@@ -3,6 +3,7 @@ import type { KubeObject } from '../api/object.js';
 import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
 import type { ResourceInfo } from '../api/resources/types.js';
 import { TUNNEL_PATH } from '../client/tunnel/frames.js';
+import type { IssuedCertificate } from '../pki/certificates.js';
 import type { Store } from '../storage/index.js';
 import { type AdmissionAttributes, AdmissionChain } from './admission/chain.js';
 import { NamespaceCache } from './admission/namespace-cache.js';
@@ -23,6 +24,8 @@ import { runtimeClassAdmission } from './admission/plugins/runtime-class.js';
 import { serviceAccountAdmission } from './admission/plugins/service-account.js';
 import { taintNodesByConditionAdmission } from './admission/plugins/taint-nodes-by-condition.js';
 import { validatingAdmissionPolicy } from './admission/validating-admission-policy/index.js';
+import { Aggregator } from './aggregator/aggregator.js';
+import type { RequestHeaderSettings } from './aggregator/authentication-configmap.js';
 import { CrdControllers } from './apiextensions/crd-controllers.js';
 import { CustomResourceRegistry } from './apiextensions/registry.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -75,6 +78,14 @@ export interface ApiServerOptions {
   readonly kubeletClient?: () => Promise<KubeletClientCredentials>;
   /** Whether pods/log and the proxies reach nodes through their tunnels always, or only when needed. */
   readonly apiServerTunnel?: TunnelMode;
+  /**
+   * The aggregator's front-proxy client certificate and the CAs it publishes; without them no
+   * aggregation (tests of the bare API server).
+   */
+  readonly aggregation?: {
+    readonly proxyClient: () => Promise<IssuedCertificate>;
+    readonly requestHeader: () => Promise<RequestHeaderSettings>;
+  };
   /** Service-account tokens: the signing key pair, issuer and audiences. */
   readonly serviceAccountTokens?: {
     readonly privateKeyPem: string;
@@ -113,6 +124,8 @@ export class ApiServer {
   /** The agents' tunnels into their nodes, and the dialer that uses them. */
   readonly tunnels = new NodeTunnels();
   readonly dialer: ApiServerDialer;
+  /** kube-aggregator: APIServices, their availability, and proxying to service-backed ones. */
+  readonly aggregator?: Aggregator;
 
   constructor(private readonly options: ApiServerOptions) {
     const kubeletCredentials = () =>
@@ -239,6 +252,21 @@ export class ApiServer {
         this.policy,
       );
     }
+    const aggregation = options.aggregation;
+    if (aggregation) {
+      this.aggregator = new Aggregator({
+        store: options.store,
+        apiServices: () => this.resourceStore('apiregistration.k8s.io', 'v1', 'apiservices')!,
+        configMaps: () => core('configmaps'),
+        services: () => core('services'),
+        endpoints: () => core('endpoints'),
+        dial,
+        proxyClient: aggregation.proxyClient,
+        requestHeader: aggregation.requestHeader,
+        table: () => this.customResources.table(),
+        onTableChange: (listener) => this.customResources.onChange(listener),
+      });
+    }
     const health = (ctx: RequestContext) => this.health(ctx);
     this.paths = {
       '/healthz': health,
@@ -340,6 +368,13 @@ export class ApiServer {
         user,
       };
       const info = parseRequestInfo(ctx.method, path, url.searchParams);
+      const aggregated = this.aggregator?.route(path);
+      if (aggregated) {
+        // Authorized here as by kube-aggregator's handler chain, and again by the aggregated server.
+        this.authorize(user, info, url.searchParams);
+        await this.aggregator!.serve(ctx, aggregated);
+        return;
+      }
       if (info.isResourceRequest) {
         labels = {
           verb: metricsVerb(info.verb, ctx.method),
@@ -365,9 +400,13 @@ export class ApiServer {
         return;
       }
       // Discovery and OpenAPI load on first use: they are large and /readyz does not need them.
-      const { serveDiscovery } = await import('./handlers/discovery-handler.js');
+      const [{ serveDiscovery }, { apiGroupList }] = await Promise.all([
+        import('./handlers/discovery-handler.js'),
+        import('./discovery/legacy.js'),
+      ]);
       const table = this.customResources.table();
       const address = this.options.serverAddress?.() ?? '127.0.0.1:6443';
+      if (this.aggregator?.serveGroupList(ctx, table, () => apiGroupList(table))) return;
       if (!serveDiscovery(ctx, address, table, this.customResources.schemas())) throw pathNotFound();
     };
     run()
@@ -408,6 +447,8 @@ export class ApiServer {
       this.loadQuotaNamespaces(),
       this.crdControllers.start(),
     ]);
+    // After the CRD controllers: the CRD groups' APIServices come from what they serve.
+    await this.aggregator?.start();
   }
 
   stop(): void {
@@ -415,6 +456,7 @@ export class ApiServer {
     this.policy.stop();
     this.nodeGraph.stop();
     this.crdControllers.stop();
+    this.aggregator?.stop();
     for (const cache of this.admissionCaches) cache.stop();
   }
 

@@ -20,6 +20,11 @@ import {
   validateValidatingAdmissionPolicyBindingUpdate,
 } from './admissionregistration/validating-admission-policy-binding.js';
 import {
+  defaultApiService,
+  validateApiService,
+  validateApiServiceUpdate,
+} from './apiregistration/api-service.js';
+import {
   validateHorizontalPodAutoscaler,
   validateHorizontalPodAutoscalerUpdate,
 } from './autoscaling/horizontal-pod-autoscaler.js';
@@ -43,6 +48,11 @@ import { validatePriorityClass, validatePriorityClassUpdate } from './scheduling
 import { validateStorageClass, validateStorageClassUpdate } from './storage/storage-class.js';
 
 export const extraGroups: Record<string, BuiltinKindRules> = {
+  'apiregistration.k8s.io/APIService': {
+    defaults: defaultApiService,
+    validateCreate: validateApiService,
+    validateUpdate: validateApiServiceUpdate,
+  },
   'admissionregistration.k8s.io/ValidatingAdmissionPolicy': {
     defaults: defaultValidatingAdmissionPolicy,
     validateCreate: validateValidatingAdmissionPolicy,
