@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '../api/object.js';
 import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
 import type { ResourceInfo } from '../api/resources/types.js';
+import type { APIGroupList } from '../api/types/meta-v1.generated.js';
 import { TUNNEL_PATH } from '../client/tunnel/frames.js';
 import type { IssuedCertificate } from '../pki/certificates.js';
 import type { Store } from '../storage/index.js';
@@ -35,6 +36,7 @@ import { NodeGraphPopulator, nodeAndRbacAuthorizer } from './auth/node/index.js'
 import { PolicyCache } from './auth/policy-cache.js';
 import { type Authorizer, forbiddenStatus, requestAttributes } from './auth/rbac/index.js';
 import { rbacWriteCheck } from './auth/rbac-escalation.js';
+import type { APIGroupDiscoveryList } from './discovery/aggregated.js';
 import {
   serveSelfSubjectReview,
   serveTokenRequest,
@@ -400,14 +402,15 @@ export class ApiServer {
         return;
       }
       // Discovery and OpenAPI load on first use: they are large and /readyz does not need them.
-      const [{ serveDiscovery }, { apiGroupList }] = await Promise.all([
-        import('./handlers/discovery-handler.js'),
-        import('./discovery/legacy.js'),
-      ]);
+      const { serveDiscovery } = await import('./handlers/discovery-handler.js');
       const table = this.customResources.table();
       const address = this.options.serverAddress?.() ?? '127.0.0.1:6443';
-      if (this.aggregator?.serveGroupList(ctx, table, () => apiGroupList(table))) return;
-      if (!serveDiscovery(ctx, address, table, this.customResources.schemas())) throw pathNotFound();
+      const aggregator = this.aggregator;
+      const merge = aggregator && {
+        groupList: (list: APIGroupList) => aggregator.mergeGroupList(list, table),
+        groupDiscovery: (document: APIGroupDiscoveryList) => aggregator.mergeAggregated(document, table),
+      };
+      if (!serveDiscovery(ctx, address, table, this.customResources.schemas(), merge)) throw pathNotFound();
     };
     run()
       .catch((error: unknown) => this.fail(res, error))

@@ -9,15 +9,16 @@ import type { APIService } from '../../api/types/apiregistration-v1.generated.js
 import type { APIGroup, APIGroupList } from '../../api/types/meta-v1.generated.js';
 import type { Store } from '../../storage/index.js';
 import { StoreFollower } from '../auth/store-follower.js';
-import { negotiateDiscovery } from '../discovery/negotiation.js';
+import type { APIGroupDiscoveryList, APIVersionDiscovery } from '../discovery/aggregated.js';
 import type { ResourceTable } from '../discovery/table.js';
 import { sendJson } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { ApiServiceCache } from './api-service-cache.js';
 import { publishAuthenticationConfigMap, type RequestHeaderSettings } from './authentication-configmap.js';
-import { availableCondition, conditionUnchanged, withCondition } from './availability.js';
+import { availabilityOf, conditionUnchanged, withCondition } from './availability.js';
 import type { BackendDeps } from './backend.js';
+import { type AggregatedVersion, mergeAggregatedDiscovery, versionDiscoveryOf } from './discovery.js';
 import { desiredLocalApiServices, reconcileLocalApiServices } from './local-api-services.js';
 import { proxyToApiService } from './proxy.js';
 
@@ -45,6 +46,8 @@ export class Aggregator {
   private stopped = false;
   private readonly checking = new Set<string>();
   private readonly recheck = new Set<string>();
+  /** The last discovery document of each service-backed APIService, by name. */
+  private readonly discovery = new Map<string, APIVersionDiscovery>();
   private localPending?: Promise<void>;
   /** Services and Endpoints followed so that a change re-checks the APIServices naming them. */
   private readonly backendFollowers: StoreFollower[];
@@ -125,7 +128,10 @@ export class Aggregator {
       try {
         const apiService = this.cache.get(name);
         if (!apiService) return;
-        const condition = await availableCondition(this.deps, apiService);
+        const { condition, resourceList } = await availabilityOf(this.deps, apiService);
+        const version = apiService.spec?.version ?? '';
+        if (resourceList) this.discovery.set(name, versionDiscoveryOf(version, resourceList));
+        else if (condition.status === 'True') this.discovery.delete(name);
         const current = this.cache.get(name);
         if (!current || this.stopped || conditionUnchanged(current, condition)) return;
         await this.deps
@@ -184,26 +190,28 @@ export class Aggregator {
   }
 
   /**
-   * Answers a legacy GET /apis when service-backed groups exist (their groups merged into `list`);
-   * false when the local discovery handler answers alone.
+   * The aggregated /apis document with the service-backed versions merged in: Current while
+   * their APIService is Available, Stale (the last document) while not.
    */
-  serveGroupList(ctx: RequestContext, table: ResourceTable, list: () => APIGroupList): boolean {
-    if (ctx.method !== 'GET' || ctx.path.replace(/\/+$/, '') !== '/apis') return false;
-    if (negotiateDiscovery(ctx.headers.accept) === 'aggregated' || this.serviceBacked().size === 0)
-      return false;
-    sendJson(ctx.res, 200, this.mergeGroupList(list(), table));
-    return true;
+  mergeAggregated(document: APIGroupDiscoveryList, table: ResourceTable): APIGroupDiscoveryList {
+    const versions: AggregatedVersion[] = [];
+    for (const apiService of this.cache.all()) {
+      const discovery = apiService.spec?.service && this.discovery.get(apiService.metadata?.name ?? '');
+      if (!discovery) continue;
+      const available = apiService.status?.conditions?.some(
+        (c) => c.type === 'Available' && c.status === 'True',
+      );
+      versions.push({ apiService, discovery: available ? discovery : { ...discovery, freshness: 'Stale' } });
+    }
+    const priorities = groupPriorities(table);
+    return mergeAggregatedDiscovery(document, (group) => priorities.get(group) ?? 0, versions);
   }
 
   /** The legacy /apis list with the service-backed groups added in the aggregator's priority order. */
   mergeGroupList(list: APIGroupList, table: ResourceTable): APIGroupList {
     const backed = this.serviceBacked();
     if (backed.size === 0) return list;
-    const priorityOf = new Map<string, number>();
-    for (const group of table.groups) {
-      const priorities = Object.values(group.priorities ?? {}).map((p) => p.group);
-      priorityOf.set(group.name, priorities.length > 0 ? Math.max(...priorities) : Number.POSITIVE_INFINITY);
-    }
+    const priorityOf = groupPriorities(table);
     const groups = list.groups.filter((group) => !backed.has(group.name));
     for (const [name, apiServices] of backed) {
       const all = this.cache.all().filter((apiService) => apiService.spec?.group === name);
@@ -219,6 +227,16 @@ export class Aggregator {
     );
     return { ...list, groups: indexed.map((entry) => entry.group) };
   }
+}
+
+/** Each local group's priority: its highest groupPriorityMinimum; the aggregator's own group first. */
+function groupPriorities(table: ResourceTable): Map<string, number> {
+  const priorityOf = new Map<string, number>();
+  for (const group of table.groups) {
+    const priorities = Object.values(group.priorities ?? {}).map((p) => p.group);
+    priorityOf.set(group.name, priorities.length > 0 ? Math.max(...priorities) : Number.POSITIVE_INFINITY);
+  }
+  return priorityOf;
 }
 
 function compareDescending(a: number, b: number): number {

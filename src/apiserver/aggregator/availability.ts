@@ -3,9 +3,11 @@
 // needs its service and port, endpoints with an address on that port, and an answer in the 2xx
 // range to GET /apis/<group>/<version> within five seconds.
 import { EventEmitter } from 'node:events';
+import type { IncomingMessage } from 'node:http';
 import type { KubeObject } from '../../api/object.js';
 import type { APIService, APIServiceCondition } from '../../api/types/apiregistration-v1.generated.js';
 import type { Endpoints, Service } from '../../api/types/core-v1.generated.js';
+import type { APIResourceList } from '../../api/types/meta-v1.generated.js';
 import { type BackendDeps, ResolveError, resolveEndpoint, sendToApiService } from './backend.js';
 
 /** The identity the discovery check asks as (through the front-proxy headers). */
@@ -15,15 +17,39 @@ export const DISCOVERY_CHECK_TIMEOUT_MS = 5_000;
 
 export type AvailableCondition = Omit<APIServiceCondition, 'lastTransitionTime'>;
 
+/** The condition, and the server's APIResourceList when its discovery check passed. */
+export interface Availability {
+  readonly condition: AvailableCondition;
+  readonly resourceList?: APIResourceList;
+}
+
+/** A discovery answer larger than this is not kept (the proxy streams any size). */
+const DISCOVERY_BODY_LIMIT = 4 * 1024 * 1024;
+
 function unavailable(reason: string, message: string): AvailableCondition {
   return { type: 'Available', status: 'False', reason, message };
 }
 
 /** What the condition should say now. */
-export async function availableCondition(
+export async function availabilityOf(deps: BackendDeps, apiService: APIService): Promise<Availability> {
+  const settled = await serviceCondition(deps, apiService);
+  if (settled) return { condition: settled };
+  const check = await discoveryCheck(deps, apiService);
+  if (typeof check === 'string') return { condition: unavailable('FailedDiscoveryCheck', check) };
+  return {
+    condition: { type: 'Available', status: 'True', reason: 'Passed', message: 'all checks passed' },
+    ...(check && { resourceList: check }),
+  };
+}
+
+/**
+ * The condition that needs no discovery check: a Local APIService's, or a service, port or
+ * endpoint missing. Undefined when the server is there to be asked.
+ */
+async function serviceCondition(
   deps: BackendDeps,
   apiService: APIService,
-): Promise<AvailableCondition> {
+): Promise<AvailableCondition | undefined> {
   const ref = apiService.spec?.service;
   if (!ref) {
     return {
@@ -62,13 +88,17 @@ export async function availableCondition(
       );
     }
   }
-  const failure = await discoveryCheck(deps, apiService);
-  if (failure) return unavailable('FailedDiscoveryCheck', failure);
-  return { type: 'Available', status: 'True', reason: 'Passed', message: 'all checks passed' };
+  return undefined;
 }
 
-/** The discovery check's failure text, or undefined when the server answered in time with 2xx. */
-async function discoveryCheck(deps: BackendDeps, apiService: APIService): Promise<string | undefined> {
+/**
+ * The discovery check's failure text, or the server's answer (its APIResourceList, undefined when
+ * it is not one) when it answered in time with 2xx.
+ */
+async function discoveryCheck(
+  deps: BackendDeps,
+  apiService: APIService,
+): Promise<string | APIResourceList | undefined> {
   let url: URL;
   try {
     url = await resolveEndpoint(deps, apiService);
@@ -90,18 +120,39 @@ async function discoveryCheck(deps: BackendDeps, apiService: APIService): Promis
       headers: { 'x-remote-user': CHECK_USER, 'x-remote-group': CHECK_GROUPS },
       signal: abort,
     });
-    response.resume();
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) {
+      response.resume();
       return `failing or missing response from ${url.href}: bad status from ${url.href}: ${status}`;
     }
-    return undefined;
+    return await readResourceList(response);
   } catch (error) {
     if (timedOut)
       return `failing or missing response from ${url.href}: Get "${url.href}": context deadline exceeded`;
     return `failing or missing response from ${url.href}: Get "${url.href}": ${(error as Error).message}`;
   } finally {
     clearTimeout(timer);
+  }
+}
+
+async function readResourceList(response: IncomingMessage): Promise<APIResourceList | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response) {
+    size += (chunk as Buffer).length;
+    if (size > DISCOVERY_BODY_LIMIT) {
+      response.destroy();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Partial<APIResourceList>;
+    return body.kind === 'APIResourceList' && Array.isArray(body.resources)
+      ? (body as APIResourceList)
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -422,6 +422,32 @@ describe('a service-backed APIService', () => {
     expect(resources.json()).toEqual(RESOURCE_LIST);
   });
 
+  it('merges the version into aggregated discovery (apidiscovery.k8s.io/v2)', async () => {
+    const answer = await call('GET', '/apis', undefined, {
+      accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    });
+    expect(answer.headers['content-type']).toContain('apidiscovery.k8s.io');
+    const items = answer.json().items as { metadata: { name: string }; versions: unknown[] }[];
+    const wardle = items.find((item) => item.metadata.name === GROUP);
+    expect(wardle?.versions).toEqual([
+      {
+        version: VERSION,
+        freshness: 'Current',
+        resources: [
+          {
+            resource: 'flunders',
+            responseKind: { group: '', version: '', kind: 'Flunder' },
+            scope: 'Namespaced',
+            singularResource: 'flunder',
+            verbs: ['get', 'list', 'watch', 'create'],
+          },
+        ],
+      },
+    ]);
+    const names = items.map((item) => item.metadata.name);
+    expect(names.indexOf(GROUP)).toBeGreaterThan(names.indexOf('flowcontrol.apiserver.k8s.io'));
+  });
+
   it('answers 503 and reports FailedDiscoveryCheck when the server fails', async () => {
     mode = 'fail';
     try {
