@@ -179,6 +179,15 @@ describe('Local APIServices', () => {
     });
   });
 
+  it('prints the Service and Available columns as kube-aggregator does', async () => {
+    const answer = await call('GET', `${APISERVICES}/v1.apps`, undefined, {
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+    });
+    const table = answer.json() as { columnDefinitions: { name: string }[]; rows: { cells: unknown[] }[] };
+    expect(table.columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Service', 'Available', 'Age']);
+    expect(table.rows[0]!.cells.slice(0, 3)).toEqual(['v1.apps', 'Local', 'True']);
+  });
+
   it('follows CRD groups: created with the CRD, removed with it', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',
@@ -314,6 +323,13 @@ describe('a service-backed APIService', () => {
       status: 'False',
       message: 'service/wardle in "default" is not present',
     });
+    const row = await call('GET', `${APISERVICES}/${NAME}`, undefined, {
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+    });
+    expect((row.json().rows as { cells: unknown[] }[])[0]!.cells.slice(1, 3)).toEqual([
+      'default/wardle',
+      'False (ServiceNotFound)',
+    ]);
     // Unavailable: 503 with upstream's plain-text answer.
     const unavailable = await call('GET', `/apis/${GROUP}/${VERSION}`);
     expect(unavailable.status).toBe(503);
