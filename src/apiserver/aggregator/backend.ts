@@ -4,7 +4,9 @@
 // tunnels where needed, over TLS verified with the APIService's caBundle against the name
 // `<service>.<namespace>.svc`, presenting the front-proxy client certificate.
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
+import { dialErrorText } from '../../api/go-net-errors.js';
 import type { KubeObject } from '../../api/object.js';
 import { goQuote } from '../../api/selectors/go-text.js';
 import type { APIService } from '../../api/types/apiregistration-v1.generated.js';
@@ -66,6 +68,38 @@ export interface BackendRequest {
   readonly headers: Record<string, string | string[]>;
   readonly body?: Readable;
   readonly signal: { once(event: 'close', listener: () => void): unknown };
+}
+
+/** A TLS connection to the server (for upgrades, joined byte for byte to the client's). */
+export async function dialApiService(deps: BackendDeps, apiService: APIService, url: URL): Promise<Duplex> {
+  const ref = apiService.spec?.service;
+  const client = await deps.proxyClient();
+  const caBundle = apiService.spec?.caBundle;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = Number(url.port || 443);
+  let raw: Duplex;
+  try {
+    raw = await deps.dial(host, port);
+  } catch (error) {
+    throw new Error(dialErrorText(`${url.hostname}:${port}`, error));
+  }
+  const socket = tlsConnect({
+    socket: raw,
+    host,
+    servername: `${ref?.name ?? ''}.${ref?.namespace ?? ''}.svc`,
+    ca: caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined,
+    cert: client.certificatePem,
+    key: client.privateKeyPem,
+    rejectUnauthorized: apiService.spec?.insecureSkipTLSVerify !== true,
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('secureConnect', resolve);
+    socket.once('error', (error) => {
+      raw.destroy();
+      reject(error);
+    });
+  });
+  return socket;
 }
 
 /** Sends one request to the APIService's server; rejects with the dial or TLS error's text. */

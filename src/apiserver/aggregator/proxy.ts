@@ -4,13 +4,21 @@
 // caller sent, and without the caller's credentials. An APIService not Available, or a service
 // without a usable endpoint, answers 503 "service unavailable" as upstream's plain-text error.
 
+import type { Duplex } from 'node:stream';
 import type { APIService } from '../../api/types/apiregistration-v1.generated.js';
+import { joinUpgraded, requestHead } from '../../api/upgrade-proxy.js';
 import { streamResponse } from '../handlers/kubelet-connection.js';
 import { copyHeaders, hasBody, isUpgradeRequest } from '../handlers/proxy-forward.js';
 import { sendText } from '../http/respond.js';
 import type { RequestContext, UserInfo } from '../http/types.js';
 import { badRequest } from '../status.js';
-import { type BackendDeps, ResolveError, resolveEndpoint, sendToApiService } from './backend.js';
+import {
+  type BackendDeps,
+  dialApiService,
+  ResolveError,
+  resolveEndpoint,
+  sendToApiService,
+} from './backend.js';
 
 /** Headers the caller may not pass on: its credentials and any identity headers of its own. */
 const DROPPED = /^(authorization|impersonate-.*|x-remote-user|x-remote-group|x-remote-extra-.*)$/;
@@ -36,9 +44,6 @@ export async function proxyToApiService(
 ): Promise<void> {
   const available = apiService.status?.conditions?.find((c) => c.type === 'Available');
   if (available?.status !== 'True') return serviceUnavailable(ctx);
-  if (isUpgradeRequest(ctx.headers)) {
-    throw badRequest('upgrade requests to aggregated APIs are not supported by tkube yet');
-  }
   let url: URL;
   try {
     url = await resolveEndpoint(deps, apiService);
@@ -50,10 +55,9 @@ export async function proxyToApiService(
   const at = target.indexOf('?');
   url.pathname = at < 0 ? target : target.slice(0, at);
   url.search = at < 0 ? '' : target.slice(at);
-  const headers = {
-    ...copyHeaders(ctx.headers, (name) => DROPPED.test(name)),
-    ...frontProxyHeaders(ctx.user),
-  };
+  const identity = frontProxyHeaders(ctx.user);
+  if (isUpgradeRequest(ctx.headers)) return proxyUpgrade(ctx, apiService, deps, url, identity);
+  const headers = { ...copyHeaders(ctx.headers, (name) => DROPPED.test(name)), ...identity };
   let response: Awaited<ReturnType<typeof sendToApiService>>;
   try {
     response = await sendToApiService(deps, apiService, {
@@ -72,4 +76,38 @@ export async function proxyToApiService(
     copyHeaders(response.headers, () => false),
   );
   await streamResponse(response, ctx.res);
+}
+
+/**
+ * An upgrade (HTTP/1.1 only): the request head with the identity headers goes to the server and
+ * the two connections are joined, so its answer (101 and the stream, or an error) reaches the client.
+ */
+async function proxyUpgrade(
+  ctx: RequestContext,
+  apiService: APIService,
+  deps: BackendDeps,
+  url: URL,
+  identity: Record<string, string | string[]>,
+): Promise<void> {
+  const client = ctx.req.socket;
+  if (!client || 'stream' in ctx.req) throw badRequest('upgrade requests need HTTP/1.1');
+  let backend: Duplex;
+  try {
+    backend = await dialApiService(deps, apiService, url);
+  } catch (error) {
+    return serviceUnavailable(ctx, (error as Error).message);
+  }
+  // Connection and Upgrade name this hop's upgrade and go along; other credentials do not.
+  const headers = {
+    ...Object.fromEntries(
+      Object.entries(ctx.headers).filter(([name]) => !name.startsWith(':') && !DROPPED.test(name)),
+    ),
+    ...identity,
+  };
+  await joinUpgraded(
+    client,
+    backend,
+    requestHead(ctx.method, `${url.pathname}${url.search}`, url.host, headers),
+    Buffer.alloc(0),
+  );
 }

@@ -9,12 +9,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TLSSocket } from 'node:tls';
+import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
 import { createCertificateAuthority } from '../../../src/pki/certificate-authority.js';
 import { issueServingCertificate } from '../../../src/pki/certificates.js';
-import { ensureClusterPki } from '../../../src/pki/cluster-pki.js';
+import { type ClusterPki, ensureClusterPki } from '../../../src/pki/cluster-pki.js';
 import { eventually } from '../../support/control-plane.js';
 import { type Call, httpsCaller } from '../../support/https-call.js';
 
@@ -24,6 +24,7 @@ const VERSION = 'v1alpha1';
 const NAME = `${VERSION}.${GROUP}`;
 
 let controlPlane: RunningControlPlane;
+let pki: ClusterPki;
 let call: Call;
 const stateDir = mkdtempSync(join(tmpdir(), 'tkube-aggregator-'));
 
@@ -66,7 +67,7 @@ const RESOURCE_LIST = {
 };
 
 beforeAll(async () => {
-  const pki = await ensureClusterPki(join(stateDir, 'pki'));
+  pki = await ensureClusterPki(join(stateDir, 'pki'));
   controlPlane = await startControlPlane({ stateDir, apiPort: 0 });
   call = httpsCaller(() => controlPlane.port, pki);
   const configMap = await eventually(async () => {
@@ -118,6 +119,16 @@ beforeAll(async () => {
       else answer();
     },
   );
+  // An upgrade answered with 101, then an echo of the stream.
+  backend.on('upgrade', (req, socket: TLSSocket) => {
+    seen.push({
+      headers: req.headers,
+      clientSubject: String(socket.getPeerCertificate().subject?.CN ?? ''),
+      url: req.url ?? '',
+    });
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
+    socket.pipe(socket);
+  });
   backendPort = await new Promise<number>((resolve) => {
     backend.listen(0, backendAddress, () => resolve((backend.address() as { port: number }).port));
   });
@@ -415,6 +426,36 @@ describe('a service-backed APIService', () => {
     const request = seen.at(-1)!;
     expect(request.headers['x-remote-user']).toBe('jane');
     expect(request.headers['x-remote-extra-scopes.example.com%2fkey']).toBe('read');
+  });
+
+  it('passes upgrades through, joined to the server with the identity headers', async () => {
+    seen.length = 0;
+    const socket = tlsConnect({
+      host: '127.0.0.1',
+      port: controlPlane.port,
+      ca: pki.ca.certificatePem,
+      cert: pki.admin.certificatePem,
+      key: pki.admin.privateKeyPem,
+      ALPNProtocols: ['http/1.1'],
+      servername: 'localhost',
+    });
+    let received = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('utf8');
+    });
+    socket.write(
+      `GET /apis/${GROUP}/${VERSION}/namespaces/default/flunders/x/stream HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n`,
+    );
+    await eventually(async () => (received.includes('\r\n\r\n') ? true : undefined));
+    expect(received.startsWith('HTTP/1.1 101')).toBe(true);
+    socket.write('ping-through-the-aggregator');
+    await eventually(async () => (received.includes('ping-through-the-aggregator') ? true : undefined));
+    socket.destroy();
+    const request = seen.at(-1)!;
+    expect(request.url).toBe(`/apis/${GROUP}/${VERSION}/namespaces/default/flunders/x/stream`);
+    expect(request.clientSubject).toBe('front-proxy-client');
+    expect(request.headers['x-remote-user']).toBe('kubernetes-admin');
+    expect(request.headers.upgrade).toBe('echo');
   });
 
   it('merges the group into /apis and serves /apis/<group> and /apis/<group>/<version>', async () => {
