@@ -2,7 +2,9 @@ import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '../api/object.js';
 import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
 import type { ResourceInfo } from '../api/resources/types.js';
+import type { APIGroupList } from '../api/types/meta-v1.generated.js';
 import { TUNNEL_PATH } from '../client/tunnel/frames.js';
+import type { IssuedCertificate } from '../pki/certificates.js';
 import type { Store } from '../storage/index.js';
 import { type AdmissionAttributes, AdmissionChain } from './admission/chain.js';
 import { NamespaceCache } from './admission/namespace-cache.js';
@@ -25,6 +27,8 @@ import { taintNodesByConditionAdmission } from './admission/plugins/taint-nodes-
 import { validatingAdmissionPolicy } from './admission/validating-admission-policy/index.js';
 import { type AdmissionWebhookWiring, admissionWebhooks } from './admission/webhook/index.js';
 import type { WebhookMetrics } from './admission/webhook/metrics.js';
+import { Aggregator } from './aggregator/aggregator.js';
+import type { RequestHeaderSettings } from './aggregator/authentication-configmap.js';
 import { CrdControllers } from './apiextensions/crd-controllers.js';
 import { CustomResourceRegistry } from './apiextensions/registry.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -34,6 +38,7 @@ import { NodeGraphPopulator, nodeAndRbacAuthorizer } from './auth/node/index.js'
 import { PolicyCache } from './auth/policy-cache.js';
 import { type Authorizer, forbiddenStatus, requestAttributes } from './auth/rbac/index.js';
 import { rbacWriteCheck } from './auth/rbac-escalation.js';
+import type { APIGroupDiscoveryList } from './discovery/aggregated.js';
 import { pruneUnknownFields } from './field-validation/prune.js';
 import { maintainDanglingConditions } from './flowcontrol/configuration-ensurer.js';
 import { admitRequest } from './flowcontrol/filter.js';
@@ -83,6 +88,14 @@ export interface ApiServerOptions {
   readonly kubeletClient?: () => Promise<KubeletClientCredentials>;
   /** Whether pods/log and the proxies reach nodes through their tunnels always, or only when needed. */
   readonly apiServerTunnel?: TunnelMode;
+  /**
+   * The aggregator's front-proxy client certificate and the CAs it publishes; without them no
+   * aggregation (tests of the bare API server).
+   */
+  readonly aggregation?: {
+    readonly proxyClient: () => Promise<IssuedCertificate>;
+    readonly requestHeader: () => Promise<RequestHeaderSettings>;
+  };
   /** Service-account tokens: the signing key pair, issuer and audiences. */
   readonly serviceAccountTokens?: {
     readonly privateKeyPem: string;
@@ -129,6 +142,8 @@ export class ApiServer {
   /** The agents' tunnels into their nodes, and the dialer that uses them. */
   readonly tunnels = new NodeTunnels();
   readonly dialer: ApiServerDialer;
+  /** kube-aggregator: APIServices, their availability, and proxying to service-backed ones. */
+  readonly aggregator?: Aggregator;
 
   constructor(private readonly options: ApiServerOptions) {
     const kubeletCredentials = () =>
@@ -328,6 +343,21 @@ export class ApiServer {
         this.policy,
       );
     }
+    const aggregation = options.aggregation;
+    if (aggregation) {
+      this.aggregator = new Aggregator({
+        store: options.store,
+        apiServices: () => this.resourceStore('apiregistration.k8s.io', 'v1', 'apiservices')!,
+        configMaps: () => core('configmaps'),
+        services: () => core('services'),
+        endpoints: () => core('endpoints'),
+        dial,
+        proxyClient: aggregation.proxyClient,
+        requestHeader: aggregation.requestHeader,
+        table: () => this.customResources.table(),
+        onTableChange: (listener) => this.customResources.onChange(listener),
+      });
+    }
     const health = (ctx: RequestContext) => this.health(ctx);
     this.paths = {
       '/healthz': health,
@@ -465,6 +495,15 @@ export class ApiServer {
   /** Authorizes and routes a request flow control admitted. */
   private async serve(ctx: RequestContext, info: RequestInfo, query: URLSearchParams): Promise<void> {
     const { user, path } = ctx;
+    const aggregated = this.aggregator?.route(path);
+    if (aggregated) {
+      // Authorized here as by kube-aggregator's handler chain, and again by the aggregated server.
+      this.authorize(user, info, query);
+      // A proxied watch is long-running: its seat goes back once it is under way.
+      if (info.verb === 'watch') ctx.watchInitialized?.();
+      await this.aggregator!.serve(ctx, aggregated);
+      return;
+    }
     if (info.isResourceRequest) {
       this.authorize(user, info, query);
       if (await this.serveVirtual(ctx, info)) return;
@@ -484,7 +523,12 @@ export class ApiServer {
     const { serveDiscovery } = await import('./handlers/discovery-handler.js');
     const table = this.customResources.table();
     const address = this.options.serverAddress?.() ?? '127.0.0.1:6443';
-    if (!serveDiscovery(ctx, address, table, this.customResources.schemas())) throw pathNotFound();
+    const aggregator = this.aggregator;
+    const merge = aggregator && {
+      groupList: (list: APIGroupList) => aggregator.mergeGroupList(list, table),
+      groupDiscovery: (document: APIGroupDiscoveryList) => aggregator.mergeAggregated(document, table),
+    };
+    if (!serveDiscovery(ctx, address, table, this.customResources.schemas(), merge)) throw pathNotFound();
   }
 
   private fail(res: ApiResponse, error: unknown): void {
@@ -521,6 +565,8 @@ export class ApiServer {
       this.crdControllers.start(),
       this.flowControl.start(),
     ]);
+    // After the CRD controllers: the CRD groups' APIServices come from what they serve.
+    await this.aggregator?.start();
   }
 
   stop(): void {
@@ -529,6 +575,7 @@ export class ApiServer {
     this.nodeGraph.stop();
     this.crdControllers.stop();
     this.flowControl.stop();
+    this.aggregator?.stop();
     for (const cache of this.admissionCaches) cache.stop();
   }
 

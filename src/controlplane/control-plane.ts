@@ -17,6 +17,7 @@ import { HTTP2_SESSION_MEMORY_MB } from '../client/rest/connection.js';
 import type { Client } from '../client/types.js';
 import { type ClusterSettings, DEFAULT_CLUSTER_SETTINGS } from '../controllers/context.js';
 import { ensureApiServerKubeletClientCertificate, ensureClusterPki } from '../pki/cluster-pki.js';
+import { ensureFrontProxyPki, FRONT_PROXY_CLIENT_COMMON_NAME } from '../pki/front-proxy.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../pki/service-account-claims.js';
 import { clusterSettingsForNodes, type FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
 import { SqliteStore } from '../storage/index.js';
@@ -74,6 +75,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   // Owner-only even when it existed before: it holds the keys, the database and the loopback socket.
   chmodSync(options.stateDir, 0o700);
   const pki = await ensureClusterPki(join(options.stateDir, 'pki'));
+  const frontProxy = await ensureFrontProxyPki(join(options.stateDir, 'pki'));
   const store = SqliteStore.open({
     path: join(options.stateDir, 'state.db'),
     historyRevisions: options.historyRevisions,
@@ -98,6 +100,14 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     serverAddress: () => `127.0.0.1:${port}`,
     kubeletClient: kubeletClientCredentials,
     apiServerTunnel: tunnelModeFrom(process.env),
+    aggregation: {
+      proxyClient: async () => frontProxy.client,
+      requestHeader: async () => ({
+        clientCaPem: pki.ca.certificatePem,
+        requestHeaderCaPem: frontProxy.ca.certificatePem,
+        allowedNames: [FRONT_PROXY_CLIENT_COMMON_NAME],
+      }),
+    },
     serviceAccountTokens: {
       privateKeyPem: pki.serviceAccount.privateKeyPem,
       publicKeyPem: pki.serviceAccount.publicKeyPem,

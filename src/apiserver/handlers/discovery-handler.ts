@@ -1,5 +1,7 @@
+import type { APIGroupList } from '../../api/types/meta-v1.generated.js';
 import {
   AGGREGATED_DISCOVERY_CONTENT_TYPE,
+  type APIGroupDiscoveryList,
   aggregatedCoreDiscovery,
   aggregatedDiscoveryETag,
   aggregatedGroupsDiscovery,
@@ -20,6 +22,12 @@ import {
 import type { SchemaSource } from '../openapi/schema-source.js';
 import { notAcceptable, StatusError } from '../status.js';
 
+/** What the aggregator adds to /apis: the groups of service-backed APIServices. */
+export interface DiscoveryMerge {
+  groupList(list: APIGroupList): APIGroupList;
+  groupDiscovery(document: APIGroupDiscoveryList): APIGroupDiscoveryList;
+}
+
 /**
  * Serves discovery (/api, /apis and below, legacy and aggregated), /version and the OpenAPI
  * documents. Returns false for any other path.
@@ -29,6 +37,7 @@ export function serveDiscovery(
   serverAddress: string,
   table: ResourceTable = BUILTIN_TABLE,
   schemas?: SchemaSource,
+  merge?: DiscoveryMerge,
 ): boolean {
   const path = ctx.path.replace(/\/+$/, '') || '/';
   const parts = path.split('/').filter((p) => p !== '');
@@ -40,7 +49,10 @@ export function serveDiscovery(
   if (path === '/api' || path === '/apis') {
     requireGet(ctx);
     if (negotiateDiscovery(ctx.headers.accept) === 'aggregated') {
-      const document = path === '/api' ? aggregatedCoreDiscovery(table) : aggregatedGroupsDiscovery(table);
+      const document =
+        path === '/api'
+          ? aggregatedCoreDiscovery(table)
+          : (merge?.groupDiscovery ?? ((d: APIGroupDiscoveryList) => d))(aggregatedGroupsDiscovery(table));
       const etag = `"${aggregatedDiscoveryETag(document)}"`;
       const headers = { etag, vary: 'Accept', 'cache-control': 'public' };
       if (ctx.headers['if-none-match'] === etag) {
@@ -54,7 +66,12 @@ export function serveDiscovery(
       }
       return true;
     }
-    sendJson(ctx.res, 200, path === '/api' ? apiVersions(serverAddress) : apiGroupList(table));
+    const groups = () => apiGroupList(table);
+    sendJson(
+      ctx.res,
+      200,
+      path === '/api' ? apiVersions(serverAddress) : merge ? merge.groupList(groups()) : groups(),
+    );
     return true;
   }
   if (parts[0] === 'api' && parts.length === 2)

@@ -46,6 +46,8 @@ export interface KubeletRequest {
   /** HTTPS with this client identity; plain HTTP(S) without one when absent. */
   readonly credentials?: KubeletClientCredentials;
   readonly insecureSkipVerify?: boolean;
+  /** The name the server's certificate must carry (an aggregated API's `<svc>.<ns>.svc`); the host otherwise. */
+  readonly serverName?: string;
   readonly body?: Readable;
   /** Opens the connection (through a node's tunnel where needed); plain sockets when absent. */
   readonly dial?: (host: string, port: number) => Promise<Duplex>;
@@ -64,7 +66,8 @@ export async function sendToKubelet(
   const port = Number(url.port || (https ? 443 : 80));
   const address = `${url.hostname}:${port}`;
   const tls = https && {
-    ca: options.credentials?.caPem,
+    // No CA: the system's roots, as Go's client without RootCAs.
+    ca: options.credentials?.caPem || undefined,
     cert: options.credentials?.certificatePem,
     key: options.credentials?.privateKeyPem,
     rejectUnauthorized: options.credentials !== undefined && !options.insecureSkipVerify,
@@ -89,7 +92,14 @@ export async function sendToKubelet(
     ...(dialed && {
       createConnection: () =>
         tls
-          ? tlsConnect({ ...tls, socket: dialed, host, ...(isIP(host) === 0 && { servername: host }) })
+          ? tlsConnect({
+              ...tls,
+              socket: dialed,
+              host,
+              ...(options.serverName
+                ? { servername: options.serverName }
+                : isIP(host) === 0 && { servername: host }),
+            })
           : dialed,
     }),
   };

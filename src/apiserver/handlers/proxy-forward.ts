@@ -57,7 +57,7 @@ const CORS_HEADERS = /^access-control-allow-(credentials|headers|methods|origin)
 
 type HeaderMap = Record<string, string | string[]>;
 
-function copyHeaders(headers: IncomingHttpHeaders, drop: (name: string) => boolean): HeaderMap {
+export function copyHeaders(headers: IncomingHttpHeaders, drop: (name: string) => boolean): HeaderMap {
   const named = new Set(
     String(headers.connection ?? '')
       .split(',')
@@ -72,13 +72,13 @@ function copyHeaders(headers: IncomingHttpHeaders, drop: (name: string) => boole
 }
 
 /** httpstream.IsUpgradeRequest: a Connection header naming Upgrade. */
-function isUpgradeRequest(headers: IncomingHttpHeaders): boolean {
+export function isUpgradeRequest(headers: IncomingHttpHeaders): boolean {
   return String(headers.connection ?? '')
     .toLowerCase()
     .includes('upgrade');
 }
 
-function hasBody(req: ApiRequest): boolean {
+export function hasBody(req: ApiRequest): boolean {
   if ('stream' in req) return !(req as Http2ServerRequest).stream.endAfterHeaders;
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');

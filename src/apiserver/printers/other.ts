@@ -208,3 +208,23 @@ export const storageVersionMigrations: KindPrinter = {
     ];
   },
 };
+
+/** kube-aggregator's APIService table: the service (`Local` without one) and the Available condition. */
+export const apiServices: KindPrinter = {
+  columns: [
+    NAME,
+    column('Service', 'string', 'The reference to the service that hosts this API endpoint.'),
+    column('Available', 'string', 'Whether this service is available.'),
+    AGE,
+  ],
+  row(apiService, now) {
+    const namespace = str(apiService, 'spec', 'service', 'namespace');
+    const service = optObj(apiService, 'spec', 'service')
+      ? `${namespace}/${str(apiService, 'spec', 'service', 'name')}`
+      : 'Local';
+    const condition = list(apiService, 'status', 'conditions').find((c) => str(c, 'type') === 'Available');
+    const status = condition ? str(condition, 'status') : 'Unknown';
+    const available = condition && status !== 'True' ? `${status} (${str(condition, 'reason')})` : status;
+    return [nameOf(apiService), service, available, ageOf(apiService, now)];
+  },
+};

@@ -87,6 +87,7 @@ const PRINTERS: Readonly<Record<string, Readonly<Record<string, KindPrinter>>>> 
     PriorityLevelConfiguration: flowcontrol.priorityLevelConfigurations,
   },
   'internal.apiserver.k8s.io': { StorageVersion: other.storageVersions },
+  'apiregistration.k8s.io': { APIService: other.apiServices },
   'resource.k8s.io': {
     DeviceClass: other.deviceClasses,
     ResourceClaim: other.resourceClaims,

@@ -24,6 +24,11 @@ import {
   validatingWebhookConfigurationRules,
 } from './admissionregistration/webhook-configuration.js';
 import {
+  defaultApiService,
+  validateApiService,
+  validateApiServiceUpdate,
+} from './apiregistration/api-service.js';
+import {
   validateHorizontalPodAutoscaler,
   validateHorizontalPodAutoscalerUpdate,
 } from './autoscaling/horizontal-pod-autoscaler.js';
@@ -49,6 +54,11 @@ import { validateStorageClass, validateStorageClassUpdate } from './storage/stor
 export const extraGroups: Record<string, BuiltinKindRules> = {
   'admissionregistration.k8s.io/MutatingWebhookConfiguration': mutatingWebhookConfigurationRules,
   'admissionregistration.k8s.io/ValidatingWebhookConfiguration': validatingWebhookConfigurationRules,
+  'apiregistration.k8s.io/APIService': {
+    defaults: defaultApiService,
+    validateCreate: validateApiService,
+    validateUpdate: validateApiServiceUpdate,
+  },
   'admissionregistration.k8s.io/ValidatingAdmissionPolicy': {
     defaults: defaultValidatingAdmissionPolicy,
     validateCreate: validateValidatingAdmissionPolicy,
