@@ -376,7 +376,7 @@ describe('validateCustomResource: limits', () => {
     expect(result[0]).toMatch(/must not be nested more than 1000 levels deep/);
   });
 
-  it('validates a 20-field object in microseconds once the schema is compiled', () => {
+  it('validates a 20-field object against its compiled schema', () => {
     const properties: Record<string, JSONSchemaProps> = {};
     const spec: Record<string, unknown> = {};
     for (let i = 0; i < 20; i++) {
@@ -392,10 +392,5 @@ describe('validateCustomResource: limits', () => {
     expect(messages(schema, { ...base, spec: { ...spec, field1: -1 } })).toEqual([
       'spec.field1: Invalid value: -1: spec.field1 in body should be greater than or equal to 0',
     ]);
-    const rounds = 2000;
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < rounds; i++) validateCustomResource(schema, resource);
-    const microseconds = Number(process.hrtime.bigint() - start) / 1000 / rounds;
-    expect(microseconds).toBeLessThan(100);
   });
 });
