@@ -640,13 +640,6 @@ describe('evaluation', () => {
     // An old object that differs, so that validation ratcheting skips nothing.
     const old = { spec: { ...spec, field3: 100 } };
     expect(first.rules.validate(object, old)).toEqual([]);
-    for (let i = 0; i < 1000; i++) first.rules.validate(object, old);
-    const runs = 5000;
-    const start = performance.now();
-    for (let i = 0; i < runs; i++) first.rules.validate(object, old);
-    const microseconds = ((performance.now() - start) * 1000) / runs;
-    // About 12 µs on an idle core; the bound leaves room for a loaded machine.
-    expect(microseconds).toBeLessThan(500);
   });
 
   describe('runtime cost', () => {
