@@ -618,7 +618,7 @@ describe('evaluation', () => {
     ]);
   });
 
-  it('compiles once per schema and evaluates 3 rules on a 20-field object in microseconds', () => {
+  it('compiles once per schema and evaluates 3 rules on a 20-field object', () => {
     const properties: Record<string, JSONSchemaProps> = {};
     const spec: Record<string, unknown> = {};
     for (let i = 0; i < 20; i++) {
