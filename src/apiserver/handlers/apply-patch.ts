@@ -4,7 +4,7 @@
 // the result as an update or create, answering conflicts with 409 and their causes.
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { isJsonObject, type KubeObject } from '../../api/object.js';
-import { fieldForbidden, fieldRequired } from '../../api/selectors/field-errors.js';
+import { type FieldError, fieldForbidden, fieldRequired } from '../../api/selectors/field-errors.js';
 import { ApplyBadRequestError, FieldManager } from '../apply/field-manager.js';
 import { fieldElement } from '../apply/fieldpath/path-element.js';
 import { FieldSet } from '../apply/fieldpath/set.js';
@@ -15,16 +15,24 @@ import { customResourceType } from '../apply/typed/custom-resource-types.js';
 import { TypedValueError } from '../apply/typed/schema.js';
 import type { JsonObject } from '../patch/json-value.js';
 import type { ResourceStore } from '../registry/resource-store.js';
+import { validateFieldManager } from '../registry/validation/object-meta.js';
 import { badRequest, invalid, StatusError } from '../status.js';
 
 /** PatchOptions validation (ValidatePatchOptions): what `force` and `fieldManager` may be per patch type. */
 export function checkPatchOptions(query: URLSearchParams, apply: boolean): void {
-  const errors = [];
+  const errors: FieldError[] = [];
   if (!apply && query.has('force'))
     errors.push(fieldForbidden('force', 'may not be specified for non-apply patch'));
   if (apply && !query.get('fieldManager'))
     errors.push(fieldRequired('fieldManager', 'is required for apply patch'));
+  errors.push(...validateFieldManager(query.get('fieldManager') ?? '', 'fieldManager'));
   if (errors.length > 0) throw invalid('meta.k8s.io', 'PatchOptions', '', errors);
+}
+
+/** The fieldManager check of ValidateCreateOptions and ValidateUpdateOptions. */
+export function checkWriteOptions(query: URLSearchParams, kind: 'CreateOptions' | 'UpdateOptions'): void {
+  const errors = validateFieldManager(query.get('fieldManager') ?? '', 'fieldManager');
+  if (errors.length > 0) throw invalid('meta.k8s.io', kind, '', errors);
 }
 
 const managers = new WeakMap<ResourceStore, Map<string, FieldManager>>();

@@ -48,6 +48,7 @@ import {
 import {
   applyConfiguration,
   checkPatchOptions,
+  checkWriteOptions,
   decodeApplyBody,
   fieldManagerFor,
   managedFieldsUpdater,
@@ -151,6 +152,7 @@ export class ResourceHandler {
         }
         // Bindings and evictions have no Table convertor: only the object itself is served.
         if (sub === 'binding' || sub === 'eviction') negotiateObjectOnly(ctx.headers.accept);
+        checkWriteOptions(ctx.query, 'CreateOptions');
         const { body, warnings } = await this.readChecked(ctx, resources, sub, 'CreateOptions');
         if (sub === 'binding') return this.bind(ctx, resources, namespace, request.name, body, dryRun);
         if (sub === 'eviction' && this.deps.podEviction) {
@@ -170,6 +172,7 @@ export class ResourceHandler {
         return sendJson(ctx.res, 201, created, warningHeaders(warnings));
       }
       case 'update': {
+        checkWriteOptions(ctx.query, 'UpdateOptions');
         const { body, warnings } = await this.readChecked(ctx, resources, sub, 'UpdateOptions');
         if (sub === 'scale')
           return this.updateScale(ctx, resources, namespace, request.name, () => body, dryRun);

@@ -275,10 +275,49 @@ describe('server-side apply', () => {
       'fieldManager=x',
     );
     expect(wrongName.status).toBe(400);
+    const notYaml = await apply(`${CMS}/one`, 'data: [unclosed\n', 'fieldManager=x');
+    expect(notYaml.status).toBe(400);
+    expect(notYaml.json().message).toMatch(/^error decoding YAML: /);
     const unknownType = await call('PATCH', `${CMS}/one`, '{}', { 'content-type': 'text/plain' });
     expect(unknownType.status).toBe(415);
     expect(unknownType.json().message).toBe(
       'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
+    );
+  });
+
+  it('refuses a fieldManager over 128 bytes or with unprintable characters on apply, patch, create and update', async () => {
+    const long = 'm'.repeat(129);
+    const ok = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: managed-name\ndata:\n  a: b\n';
+    const tooLong = await apply(`${CMS}/managed-name`, ok, `fieldManager=${long}`);
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.json().message).toBe(
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
+    );
+    expect(tooLong.json().details).toMatchObject({
+      group: 'meta.k8s.io',
+      kind: 'PatchOptions',
+      causes: [{ reason: 'FieldValueTooLong', field: 'fieldManager' }],
+    });
+    const atLimit = await apply(`${CMS}/managed-name`, ok, `fieldManager=${'m'.repeat(128)}`);
+    expect(atLimit.status).toBe(201);
+    expect(managed(atLimit)[0]?.manager).toBe('m'.repeat(128));
+    const body = JSON.stringify({ metadata: { name: 'managed-name-2' } });
+    const create = await call('POST', `${CMS}?fieldManager=${long}`, body);
+    expect(create.status).toBe(422);
+    expect(create.json().message).toBe(
+      'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
+    );
+    const update = await call('PUT', `${CMS}/managed-name?fieldManager=${long}`, body);
+    expect(update.status).toBe(422);
+    expect(update.json().message).toBe(
+      'UpdateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
+    );
+    const merge = await call('PATCH', `${CMS}/managed-name?fieldManager=a%01b`, '{}', {
+      'content-type': 'application/merge-patch+json',
+    });
+    expect(merge.status).toBe(422);
+    expect(merge.json().message).toBe(
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "a\\x01b": invalid character U+0001 (at position 1)',
     );
   });
 });
