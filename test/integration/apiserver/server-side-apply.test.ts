@@ -320,4 +320,63 @@ describe('server-side apply', () => {
       'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "a\\x01b": invalid character U+0001 (at position 1)',
     );
   });
+
+  it('applies and updates replicas through the scale subresource, moving ownership as upstream', async () => {
+    const deployments = '/apis/apps/v1/namespaces/default/deployments';
+    const deployment =
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: scaled\nspec:\n  replicas: 2\n' +
+      '  selector:\n    matchLabels: {app: scaled}\n  template:\n    metadata:\n      labels: {app: scaled}\n' +
+      '    spec:\n      containers:\n      - name: c\n        image: nginx\n';
+    expect((await apply(`${deployments}/scaled`, deployment, 'fieldManager=alice')).status).toBe(201);
+    const scale =
+      'apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: scaled\nspec:\n  replicas: 5\n';
+    const conflict = await apply(`${deployments}/scaled/scale`, scale, 'fieldManager=hpa');
+    expect(conflict.status).toBe(409);
+    expect(conflict.json().message).toBe(
+      'Apply failed with 1 conflict: conflict with "alice": .spec.replicas',
+    );
+    const forced = await apply(`${deployments}/scaled/scale`, scale, 'fieldManager=hpa&force=true');
+    expect(forced.status).toBe(200);
+    expect(forced.json()).toMatchObject({ kind: 'Scale', spec: { replicas: 5 } });
+    const parent = await call('GET', `${deployments}/scaled`);
+    expect((parent.json().spec as { replicas: number }).replicas).toBe(5);
+    const entries = managed(parent);
+    expect(entries.find((e) => e.manager === 'hpa')).toMatchObject({
+      operation: 'Apply',
+      apiVersion: 'apps/v1',
+      subresource: 'scale',
+      fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+    });
+    const alice = entries.find((e) => e.manager === 'alice');
+    expect((alice?.fieldsV1['f:spec'] as Record<string, unknown>)['f:replicas']).toBeUndefined();
+    expect((alice?.fieldsV1['f:spec'] as Record<string, unknown>)['f:selector']).toBeDefined();
+
+    const scaled = await call(
+      'PATCH',
+      `${deployments}/scaled/scale?fieldManager=scaler`,
+      '{"spec":{"replicas":3}}',
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
+    expect(scaled.status).toBe(200);
+    const after = managed(await call('GET', `${deployments}/scaled`));
+    expect(after.find((e) => e.manager === 'scaler')).toMatchObject({
+      operation: 'Update',
+      apiVersion: 'apps/v1',
+      subresource: 'scale',
+      fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+    });
+    expect(after.find((e) => e.manager === 'hpa')).toBeUndefined();
+
+    const wrongKind = await apply(`${deployments}/scaled/scale`, deployment, 'fieldManager=hpa');
+    expect(wrongKind.status).toBe(400);
+    expect(wrongKind.json().message).toBe('invalid object type: apps/v1, Kind=Deployment');
+    const missing = await apply(
+      `${deployments}/absent/scale`,
+      scale.replace('scaled', 'absent'),
+      'fieldManager=hpa',
+    );
+    expect(missing.status).toBe(404);
+  });
 });
