@@ -13,6 +13,7 @@ import { builtinControlPlaneCommand } from '../../src/cluster/controlplane-proce
 import { findFreePort } from '../../src/cluster/ports.js';
 import { probeReadyz } from '../../src/cluster/readiness.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
+import { applyAgainstUpdate } from './api-apply.js';
 import { BENCH_OBJECTS_PATH, benchObject, installBenchCrd } from './custom-resources.js';
 import { percentile, printTable } from './report.js';
 
@@ -313,6 +314,7 @@ try {
   );
   const watch = await watchLatency(sessions[0]!, sessions[1]!, 500);
   const authz = await authorizationShare(sessions[0]!, origin, credentials.ca);
+  const applied = await applyAgainstUpdate(sessions, request);
   for (const session of sessions) session.close();
 
   const list5k = percentile(listTimes, 50);
@@ -362,6 +364,16 @@ try {
       ['  create latency p50 / p99 (ms)', `${crCreates.p50.toFixed(2)} / ${crCreates.p99.toFixed(2)}`, ''],
       ['creates/s as a service account (bearer token, Role)', authz.perSecond.toFixed(0), ''],
       ['authorization share of request time', `${(authz.share * 100).toFixed(2)} %`, 'target ≤ 10 %'],
+      [
+        'Deployment updates/s (PUT) / applies/s (server-side apply)',
+        `${applied.updates.perSecond.toFixed(0)} / ${applied.applies.perSecond.toFixed(0)}`,
+        `applies ${((applied.applies.perSecond / applied.updates.perSecond) * 100).toFixed(0)} % of updates; goal ≥ 50 %`,
+      ],
+      [
+        '  update / apply latency p99 (ms)',
+        `${applied.updates.p99.toFixed(2)} / ${applied.applies.p99.toFixed(2)}`,
+        `p50 ${applied.updates.p50.toFixed(2)} / ${applied.applies.p50.toFixed(2)}`,
+      ],
     ],
   );
   console.log(
@@ -385,6 +397,10 @@ try {
       customResourceCreateP99Ms: Number(crCreates.p99.toFixed(3)),
       serviceAccountCreatesPerSec: Math.round(authz.perSecond),
       authorizationShare: Number(authz.share.toFixed(4)),
+      deploymentUpdatesPerSec: Math.round(applied.updates.perSecond),
+      deploymentUpdateP99Ms: Number(applied.updates.p99.toFixed(3)),
+      deploymentAppliesPerSec: Math.round(applied.applies.perSecond),
+      deploymentApplyP99Ms: Number(applied.applies.p99.toFixed(3)),
     }),
   );
 } finally {
