@@ -348,8 +348,9 @@ describe('server-side apply', () => {
       fieldsV1: { 'f:spec': { 'f:replicas': {} } },
     });
     const alice = entries.find((e) => e.manager === 'alice');
-    expect((alice?.fieldsV1['f:spec'] as Record<string, unknown>)['f:replicas']).toBeUndefined();
-    expect((alice?.fieldsV1['f:spec'] as Record<string, unknown>)['f:selector']).toBeDefined();
+    const aliceSpec = alice?.fieldsV1['f:spec'] as Record<string, unknown> | undefined;
+    expect(aliceSpec?.['f:replicas']).toBeUndefined();
+    expect(aliceSpec?.['f:selector']).toBeDefined();
 
     const scaled = await call(
       'PATCH',
