@@ -13,6 +13,7 @@ import { builtinControlPlaneCommand } from '../../src/cluster/controlplane-proce
 import { findFreePort } from '../../src/cluster/ports.js';
 import { probeReadyz } from '../../src/cluster/readiness.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
+import { applyAgainstUpdate } from './api-apply.js';
 import { overloadBench } from './api-overload.js';
 import { benchWebhooks } from './api-webhooks.js';
 import { BENCH_OBJECTS_PATH, benchObject, installBenchCrd } from './custom-resources.js';
@@ -316,6 +317,7 @@ try {
   const watch = await watchLatency(sessions[0]!, sessions[1]!, 500);
   const authz = await authorizationShare(sessions[0]!, origin, credentials.ca);
   const webhooks = await benchWebhooks(sessions, request, timed);
+  const applied = await applyAgainstUpdate(sessions, request);
   for (const session of sessions) session.close();
 
   const list5k = percentile(listTimes, 50);
@@ -375,6 +377,16 @@ try {
         `${webhooks.sequential.withoutP50.toFixed(2)} / ${webhooks.sequential.withoutP99.toFixed(2)} → ${webhooks.sequential.withP50.toFixed(2)} / ${webhooks.sequential.withP99.toFixed(2)}`,
         `added p50 ${(webhooks.sequential.withP50 - webhooks.sequential.withoutP50).toFixed(2)} ms, p99 ${(webhooks.sequential.withP99 - webhooks.sequential.withoutP99).toFixed(2)} ms; goal p99 added ≤ 5 ms`,
       ],
+      [
+        'Deployment updates/s (PUT) / applies/s (server-side apply)',
+        `${applied.updates.perSecond.toFixed(0)} / ${applied.applies.perSecond.toFixed(0)}`,
+        `applies ${((applied.applies.perSecond / applied.updates.perSecond) * 100).toFixed(0)} % of updates; goal ≥ 50 %`,
+      ],
+      [
+        '  update / apply latency p99 (ms)',
+        `${applied.updates.p99.toFixed(2)} / ${applied.applies.p99.toFixed(2)}`,
+        `p50 ${applied.updates.p50.toFixed(2)} / ${applied.applies.p50.toFixed(2)}`,
+      ],
     ],
   );
   console.log(
@@ -402,6 +414,10 @@ try {
       podCreatesPerSecWebhooks: Math.round(webhooks.withWebhooks.perSecond),
       webhookAddedP50Ms: Number((webhooks.sequential.withP50 - webhooks.sequential.withoutP50).toFixed(3)),
       webhookAddedP99Ms: Number((webhooks.sequential.withP99 - webhooks.sequential.withoutP99).toFixed(3)),
+      deploymentUpdatesPerSec: Math.round(applied.updates.perSecond),
+      deploymentUpdateP99Ms: Number(applied.updates.p99.toFixed(3)),
+      deploymentAppliesPerSec: Math.round(applied.applies.perSecond),
+      deploymentApplyP99Ms: Number(applied.applies.p99.toFixed(3)),
     }),
   );
 } finally {

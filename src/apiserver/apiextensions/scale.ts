@@ -20,6 +20,7 @@ export function scaleAdapter(scale: Record<string, unknown>): ScaleAdapter {
   const labelSelectorPath = stringOf(scale.labelSelectorPath);
   const integer = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) ? value : 0);
   return {
+    specReplicasPath,
     toScale(object) {
       const meta = object.metadata ?? {};
       const selector = labelSelectorPath === '' ? '' : nested(object, labelSelectorPath);

@@ -223,7 +223,10 @@ export class FieldManager {
     if (current) {
       fields.delete(CURRENT_OPERATION);
       const previous = fields.get(identifier);
-      fields.set(identifier, previous ? { ...current, set: current.set.union(previous.set) } : current);
+      const set = previous ? current.set.union(previous.set) : current.set;
+      // The same fields as before keep the same set object (its fieldsV1 encoding is cached).
+      const unchanged = previous && previous.apiVersion === current.apiVersion && previous.set.equals(set);
+      fields.set(identifier, unchanged ? { ...current, set: previous.set } : { ...current, set });
       managed.times.set(identifier, this.now());
     }
     this.capUpdateManagers(managed);
@@ -235,7 +238,7 @@ export class FieldManager {
     if (!versioned) return;
     const set = versioned.set.difference(STRIPPED);
     if (set.empty()) fields.delete(manager);
-    else fields.set(manager, { ...versioned, set });
+    else if (!set.equals(versioned.set)) fields.set(manager, { ...versioned, set });
   }
 
   // capManagersManager: the oldest update managers beyond the cap merge into "ancient-changes".

@@ -2,7 +2,9 @@
 // into manager field sets keyed by manager identifier, and written back in upstream's order.
 import type { ManagedFieldsEntry } from '../../api/object.js';
 import { compareGoStrings } from '../../api/selectors/go-text.js';
+import type { JsonObject } from '../patch/json-value.js';
 import { fieldsV1ToSet, setToFieldsV1 } from './fieldpath/fields-v1.js';
+import type { FieldSet } from './fieldpath/set.js';
 import { goJsonString } from './fieldpath/value-order.js';
 import type { ManagedFields } from './merge/updater.js';
 
@@ -35,6 +37,40 @@ export function managerIdentifier(
   return `{${parts.join(',')}}`;
 }
 
+// Decoded sets by their fieldsV1 JSON text. Objects of one shape carry the same sets (every pod of
+// a ReplicaSet, every status the kubelet writes), and stored objects are parsed afresh on each
+// read, so the text is the key; sets are never mutated once built, so sharing them is safe.
+const DECODED_LIMIT = 1024;
+const decoded = new Map<string, FieldSet>();
+// The fieldsV1 objects this process encoded, by set: an unchanged set is not re-encoded.
+const encoded = new WeakMap<FieldSet, JsonObject>();
+
+function decodeFieldsV1(fieldsV1: unknown): FieldSet {
+  const text = JSON.stringify(fieldsV1);
+  const known = decoded.get(text);
+  if (known) return known;
+  let set: FieldSet;
+  try {
+    set = fieldsV1ToSet(fieldsV1);
+  } catch (error) {
+    throw new ManagedFieldsError(
+      `error decoding versioned set: error decoding set: ${(error as Error).message}`,
+    );
+  }
+  if (decoded.size >= DECODED_LIMIT) decoded.clear();
+  decoded.set(text, set);
+  return set;
+}
+
+function encodeFieldsV1(set: FieldSet): JsonObject {
+  let fieldsV1 = encoded.get(set);
+  if (!fieldsV1) {
+    fieldsV1 = setToFieldsV1(set);
+    encoded.set(set, fieldsV1);
+  }
+  return fieldsV1;
+}
+
 /** DecodeManagedFields. */
 export function decodeManagedFields(entries: readonly ManagedFieldsEntry[]): Managed {
   const managed = emptyManaged();
@@ -48,14 +84,7 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[]): Man
       throw new ManagedFieldsError(`invalid fieldsType "${entry.fieldsType}" in managed fields entry ${i}`);
     }
     const identifier = managerIdentifier(entry);
-    let set: ReturnType<typeof fieldsV1ToSet>;
-    try {
-      set = fieldsV1ToSet(entry.fieldsV1 ?? {});
-    } catch (error) {
-      throw new ManagedFieldsError(
-        `error decoding versioned set: error decoding set: ${(error as Error).message}`,
-      );
-    }
+    const set = decodeFieldsV1(entry.fieldsV1 ?? {});
     managed.fields.set(identifier, {
       set,
       apiVersion: entry.apiVersion,
@@ -93,7 +122,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     const time = managed.times.get(identifier);
     if (time) entry.time = time;
     entry.fieldsType = 'FieldsV1';
-    entry.fieldsV1 = setToFieldsV1(versioned.set);
+    entry.fieldsV1 = encodeFieldsV1(versioned.set);
     if (parsed.subresource) entry.subresource = parsed.subresource;
     entries.push(entry);
   }

@@ -3,28 +3,43 @@
 // FieldManager.Apply over the live object (an empty one when absent, which creates it) and writes
 // the result as an update or create, answering conflicts with 409 and their causes.
 import { isMap, isScalar, LineCounter, parseDocument, parse as parseYaml, visit, YAMLParseError } from 'yaml';
-import { isJsonObject, type KubeObject } from '../../api/object.js';
-import { fieldForbidden, fieldRequired } from '../../api/selectors/field-errors.js';
+import { isJsonObject, type KubeObject, type ManagedFieldsEntry } from '../../api/object.js';
+import { type FieldError, fieldForbidden, fieldRequired } from '../../api/selectors/field-errors.js';
 import { ApplyBadRequestError, FieldManager } from '../apply/field-manager.js';
 import { fieldElement } from '../apply/fieldpath/path-element.js';
 import { FieldSet } from '../apply/fieldpath/set.js';
+import { ManagedFieldsError } from '../apply/managed-fields.js';
 import { ApplyConflictError } from '../apply/merge/conflicts.js';
 import { sameSchemaConverter } from '../apply/merge/updater.js';
+import {
+  parentEntriesFromScale,
+  type ReplicasPaths,
+  replicasPathOf,
+  scaleEntriesFromParent,
+} from '../apply/scale-handler.js';
 import { builtinType } from '../apply/typed/builtin-types.js';
 import { customResourceType } from '../apply/typed/custom-resource-types.js';
 import { TypedValueError } from '../apply/typed/schema.js';
 import type { JsonObject } from '../patch/json-value.js';
 import type { ResourceStore } from '../registry/resource-store.js';
+import { validateFieldManager } from '../registry/validation/object-meta.js';
 import { badRequest, invalid, StatusError } from '../status.js';
 
 /** PatchOptions validation (ValidatePatchOptions): what `force` and `fieldManager` may be per patch type. */
 export function checkPatchOptions(query: URLSearchParams, apply: boolean): void {
-  const errors = [];
+  const errors: FieldError[] = [];
   if (!apply && query.has('force'))
     errors.push(fieldForbidden('force', 'may not be specified for non-apply patch'));
   if (apply && !query.get('fieldManager'))
     errors.push(fieldRequired('fieldManager', 'is required for apply patch'));
+  errors.push(...validateFieldManager(query.get('fieldManager') ?? '', 'fieldManager'));
   if (errors.length > 0) throw invalid('meta.k8s.io', 'PatchOptions', '', errors);
+}
+
+/** The fieldManager check of ValidateCreateOptions and ValidateUpdateOptions. */
+export function checkWriteOptions(query: URLSearchParams, kind: 'CreateOptions' | 'UpdateOptions'): void {
+  const errors = validateFieldManager(query.get('fieldManager') ?? '', 'fieldManager');
+  if (errors.length > 0) throw invalid('meta.k8s.io', kind, '', errors);
 }
 
 const managers = new WeakMap<ResourceStore, Map<string, FieldManager>>();
@@ -38,6 +53,19 @@ export function fieldManagerFor(resources: ResourceStore, subresource: string): 
   }
   let manager = bySubresource.get(subresource);
   if (manager) return manager;
+  if (subresource === 'scale') {
+    // The scale subresource's manager works on autoscaling/v1 Scale (see scale-handler.ts).
+    const scaleType = builtinType('autoscaling', 'v1', 'Scale');
+    if (!scaleType) throw new StatusError(500, 'InternalError', 'no schema for autoscaling/v1, Kind=Scale');
+    manager = new FieldManager({
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      subresource,
+      converter: sameSchemaConverter(scaleType),
+    });
+    bySubresource.set(subresource, manager);
+    return manager;
+  }
   const { info } = resources;
   const apiVersion = info.group === '' ? info.version : `${info.group}/${info.version}`;
   const type = resources.custom
@@ -190,4 +218,51 @@ export function managedFieldsUpdater(
       return { ...next, metadata };
     }
   };
+}
+
+/** The parent's replicas path per API version, for the scale subresource's managedFields. */
+export function replicasPaths(resources: ResourceStore): ReplicasPaths {
+  const { info } = resources;
+  const apiVersion = info.group === '' ? info.version : `${info.group}/${info.version}`;
+  const custom = resources.custom;
+  if (!custom) return new Map([[apiVersion, [fieldElement('spec'), fieldElement('replicas')]]]);
+  const path = custom.scale?.specReplicasPath;
+  return new Map([[apiVersion, path ? replicasPathOf(path) : undefined]]);
+}
+
+/**
+ * The scale subresource's write with the parent's managedFields translated for it: `write` gets
+ * the current Scale carrying the Scale view of the entries and returns the new Scale (with its
+ * entries, from the field manager); the result is the parent's new entries. Entries that cannot
+ * be decoded leave the parent's as they are, as UpdateNoErrors would.
+ */
+export function trackedScaleWrite(
+  resources: ResourceStore,
+  parent: KubeObject,
+  currentScale: KubeObject,
+  write: (scale: KubeObject) => KubeObject,
+): { scale: KubeObject; managedFields: ManagedFieldsEntry[] | undefined } {
+  const paths = replicasPaths(resources);
+  const parentEntries = parent.metadata?.managedFields ?? [];
+  const { info } = resources;
+  const apiVersion = info.group === '' ? info.version : `${info.group}/${info.version}`;
+  let scaleEntries: ManagedFieldsEntry[];
+  try {
+    scaleEntries = scaleEntriesFromParent(parentEntries, paths);
+  } catch (error) {
+    if (!(error instanceof ManagedFieldsError)) throw error;
+    return { scale: write(currentScale), managedFields: parent.metadata?.managedFields };
+  }
+  const withEntries = scaleEntries.length > 0 ? scaleEntries : undefined;
+  const scale = write({
+    ...currentScale,
+    metadata: { ...currentScale.metadata, managedFields: withEntries },
+  });
+  const managedFields = parentEntriesFromScale(
+    parentEntries,
+    scale.metadata?.managedFields ?? [],
+    paths,
+    apiVersion,
+  );
+  return { scale, managedFields };
 }

@@ -22,13 +22,8 @@ import { negotiate, negotiateObjectOnly } from '../http/negotiate.js';
 import { optionalQueryBool, queryBool } from '../http/query-bool.js';
 import { sendJson, sendJsonText } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
-import {
-  APPLY_PATCH_YAML,
-  applyPatch,
-  PatchError,
-  patchTypeOf,
-  supportedPatchTypes,
-} from '../patch/index.js';
+import { APPLY_PATCH_YAML, applyPatch, PatchError, patchTypeOf } from '../patch/index.js';
+import type { JsonObject } from '../patch/json-value.js';
 import type { PatchSchema } from '../patch/schema.js';
 import type { CustomResourceServing } from '../registry/custom-resource-serving.js';
 import { timestamp } from '../registry/object-meta.js';
@@ -43,15 +38,16 @@ import {
   notFound,
   StatusError,
   success,
-  unsupportedMediaType,
 } from '../status.js';
 import {
   applyConfiguration,
   checkPatchOptions,
+  checkWriteOptions,
   decodeApplyBody,
   fieldManagerFor,
   managedFieldsUpdater,
   strictApplyBodyError,
+  trackedScaleWrite,
   updateManager,
 } from './apply-patch.js';
 import { listBodyText } from './list-body.js';
@@ -152,6 +148,7 @@ export class ResourceHandler {
         }
         // Bindings and evictions have no Table convertor: only the object itself is served.
         if (sub === 'binding' || sub === 'eviction') negotiateObjectOnly(ctx.headers.accept);
+        checkWriteOptions(ctx.query, 'CreateOptions');
         const { body, warnings } = await this.readChecked(ctx, resources, sub, 'CreateOptions');
         if (sub === 'binding') return this.bind(ctx, resources, namespace, request.name, body, dryRun);
         if (sub === 'eviction' && this.deps.podEviction) {
@@ -171,9 +168,12 @@ export class ResourceHandler {
         return sendJson(ctx.res, 201, created, warningHeaders(warnings));
       }
       case 'update': {
+        checkWriteOptions(ctx.query, 'UpdateOptions');
         const { body, warnings } = await this.readChecked(ctx, resources, sub, 'UpdateOptions');
-        if (sub === 'scale')
-          return this.updateScale(ctx, resources, namespace, request.name, () => body, dryRun);
+        if (sub === 'scale') {
+          const manager = updateManager(ctx.query, ctx.headers['user-agent']);
+          return this.updateScale(ctx, resources, namespace, request.name, () => body, dryRun, { manager });
+        }
         this.checkBodyType(body, resources);
         this.checkNamespace(body, namespace);
         const manager = updateManager(ctx.query, ctx.headers['user-agent']);
@@ -312,10 +312,6 @@ export class ResourceHandler {
         : this.deps.patchSchemaFor(info.group, info.version, info.kind);
     const contentType = ctx.headers['content-type'];
     const isApply = contentType?.split(';')[0] === APPLY_PATCH_YAML;
-    if (isApply && request.subresource === 'scale') {
-      // Apply on the Scale view (its fields mapped onto the parent's) is not served yet.
-      throw unsupportedMediaType(contentType!, supportedPatchTypes(schema !== undefined));
-    }
     if (!isApply) {
       try {
         patchTypeOf(contentType, schema !== undefined);
@@ -324,6 +320,12 @@ export class ResourceHandler {
       }
     }
     checkPatchOptions(ctx.query, isApply);
+    if (isApply && request.subresource === 'scale') {
+      const configuration = decodeApplyBody(await readBody(ctx.req));
+      const apply = { configuration, force: queryBool(ctx.query, 'force') };
+      const manager = ctx.query.get('fieldManager') ?? '';
+      return this.updateScale(ctx, resources, namespace, request.name, (s) => s, dryRun, { manager, apply });
+    }
     if (isApply) return this.apply(ctx, resources, namespace, request, dryRun);
     const mode = fieldValidationDirective(ctx.query.get('fieldValidation'), 'PatchOptions');
     const body = await readBody(ctx.req);
@@ -344,7 +346,10 @@ export class ResourceHandler {
       return patched as KubeObject;
     };
     if (request.subresource === 'scale') {
-      return this.updateScale(ctx, resources, namespace, request.name, (scale) => patchWith(scale), dryRun);
+      const manager = updateManager(ctx.query, ctx.headers['user-agent']);
+      return this.updateScale(ctx, resources, namespace, request.name, (scale) => patchWith(scale), dryRun, {
+        manager,
+      });
     }
     const updated = await resources.guaranteedUpdate(
       namespace,
@@ -436,12 +441,37 @@ export class ResourceHandler {
     name: string,
     desiredScale: (current: KubeObject) => KubeObject,
     dryRun: boolean,
+    track: ScaleWriteTracking,
   ) {
+    const fieldManager = fieldManagerFor(resources, 'scale');
+    const write = (currentScale: KubeObject): KubeObject => {
+      const { apply, manager } = track;
+      if (apply) {
+        const kindText = 'autoscaling/v1, Kind=Scale';
+        return applyConfiguration(
+          fieldManager,
+          currentScale,
+          apply.configuration,
+          manager,
+          apply.force,
+          kindText,
+        );
+      }
+      const next = desiredScale(currentScale);
+      try {
+        return fieldManager.update(currentScale as JsonObject, next as JsonObject, manager) as KubeObject;
+      } catch {
+        // UpdateNoErrors: managed fields that cannot be computed never fail the write.
+        const { managedFields: _dropped, ...metadata } = next.metadata ?? {};
+        return { ...next, metadata };
+      }
+    };
     const updated = await resources.guaranteedUpdate(
       namespace,
       name,
       (current) => {
-        const scale = desiredScale(scaleOf(resources, current));
+        const tracked = trackedScaleWrite(resources, current, scaleOf(resources, current), write);
+        const scale = tracked.scale;
         const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas ?? 0;
         if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
           throw badRequest(`spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be an integer`);
@@ -461,6 +491,8 @@ export class ResourceHandler {
         }
         // The scale's resourceVersion (if any) is the parent's: a stale one is a conflict.
         const metadata = { ...current.metadata, resourceVersion: scale.metadata?.resourceVersion };
+        if (tracked.managedFields) metadata.managedFields = tracked.managedFields;
+        else delete metadata.managedFields;
         const custom = resources.custom?.scale;
         if (custom) return custom.withReplicas({ ...current, metadata }, replicas);
         return { ...current, metadata, spec: { ...(current.spec as object), replicas } };
@@ -652,6 +684,12 @@ function pinnedVersion(body: Buffer): string | undefined {
 function asStatusError(error: unknown): unknown {
   if (error instanceof PatchError) return new StatusError(error.code, error.reason, error.message);
   return error;
+}
+
+/** Who writes through the scale subresource, and the apply configuration when it is an apply. */
+interface ScaleWriteTracking {
+  readonly manager: string;
+  readonly apply?: { readonly configuration: JsonObject; readonly force: boolean };
 }
 
 /** The Scale of a custom resource (from its CRD's paths) or of a built-in scalable object. */

@@ -10,6 +10,8 @@ export interface ScaleAdapter {
   toScale(object: KubeObject): KubeObject;
   /** The object with the Scale's desired replicas written to specReplicasPath. */
   withReplicas(object: KubeObject, replicas: number): KubeObject;
+  /** The CRD's specReplicasPath (`.spec.replicas`): where the scale's managedFields map to. */
+  readonly specReplicasPath: string;
 }
 
 export interface CustomResourceServing {

@@ -348,6 +348,32 @@ describe('serving a CustomResourceDefinition', () => {
     expect(updated.status).toBe(200);
     const object = (await call('GET', `${WIDGETS}/scaled`)).json() as { spec: { replicas: number } };
     expect(object.spec.replicas).toBe(5);
+    // Server-side apply on the Scale: the CRD's specReplicasPath is what the applier owns.
+    const applyScale = (query: string) =>
+      call(
+        'PATCH',
+        `${WIDGETS}/scaled/scale?fieldManager=autoscaler${query}`,
+        'apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: scaled\nspec:\n  replicas: 7\n',
+        { 'content-type': 'application/apply-patch+yaml' },
+      );
+    // The merge patch above made its client (an Update through scale) the owner of the replicas.
+    const conflict = await applyScale('');
+    expect(conflict.status).toBe(409);
+    expect(conflict.json().message).toMatch(
+      /^Apply failed with 1 conflict: conflict with "[^"]*" with subresource "scale" using autoscaling\/v1: \.spec\.replicas$/,
+    );
+    const applied = await applyScale('&force=true');
+    expect(applied.status).toBe(200);
+    const after = (await call('GET', `${WIDGETS}/scaled`)).json() as {
+      spec: { replicas: number };
+      metadata: { managedFields: { manager: string; subresource?: string; fieldsV1: unknown }[] };
+    };
+    expect(after.spec.replicas).toBe(7);
+    expect(after.metadata.managedFields.find((entry) => entry.manager === 'autoscaler')).toMatchObject({
+      subresource: 'scale',
+      apiVersion: 'example.com/v1',
+      fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+    });
   });
 
   it('filters by labels, metadata fields and selectable fields', async () => {

@@ -275,10 +275,109 @@ describe('server-side apply', () => {
       'fieldManager=x',
     );
     expect(wrongName.status).toBe(400);
+    const notYaml = await apply(`${CMS}/one`, 'data: [unclosed\n', 'fieldManager=x');
+    expect(notYaml.status).toBe(400);
+    expect(notYaml.json().message).toMatch(/^error decoding YAML: /);
     const unknownType = await call('PATCH', `${CMS}/one`, '{}', { 'content-type': 'text/plain' });
     expect(unknownType.status).toBe(415);
     expect(unknownType.json().message).toBe(
       'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
     );
+  });
+
+  it('refuses a fieldManager over 128 bytes or with unprintable characters on apply, patch, create and update', async () => {
+    const long = 'm'.repeat(129);
+    const ok = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: managed-name\ndata:\n  a: b\n';
+    const tooLong = await apply(`${CMS}/managed-name`, ok, `fieldManager=${long}`);
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.json().message).toBe(
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
+    );
+    expect(tooLong.json().details).toMatchObject({
+      group: 'meta.k8s.io',
+      kind: 'PatchOptions',
+      causes: [{ reason: 'FieldValueTooLong', field: 'fieldManager' }],
+    });
+    const atLimit = await apply(`${CMS}/managed-name`, ok, `fieldManager=${'m'.repeat(128)}`);
+    expect(atLimit.status).toBe(201);
+    expect(managed(atLimit)[0]?.manager).toBe('m'.repeat(128));
+    const body = JSON.stringify({ metadata: { name: 'managed-name-2' } });
+    const create = await call('POST', `${CMS}?fieldManager=${long}`, body);
+    expect(create.status).toBe(422);
+    expect(create.json().message).toBe(
+      'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
+    );
+    const update = await call('PUT', `${CMS}/managed-name?fieldManager=${long}`, body);
+    expect(update.status).toBe(422);
+    expect(update.json().message).toBe(
+      'UpdateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
+    );
+    const merge = await call('PATCH', `${CMS}/managed-name?fieldManager=a%01b`, '{}', {
+      'content-type': 'application/merge-patch+json',
+    });
+    expect(merge.status).toBe(422);
+    expect(merge.json().message).toBe(
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "a\\x01b": invalid character U+0001 (at position 1)',
+    );
+  });
+
+  it('applies and updates replicas through the scale subresource, moving ownership as upstream', async () => {
+    const deployments = '/apis/apps/v1/namespaces/default/deployments';
+    const deployment =
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: scaled\nspec:\n  replicas: 2\n' +
+      '  selector:\n    matchLabels: {app: scaled}\n  template:\n    metadata:\n      labels: {app: scaled}\n' +
+      '    spec:\n      containers:\n      - name: c\n        image: nginx\n';
+    expect((await apply(`${deployments}/scaled`, deployment, 'fieldManager=alice')).status).toBe(201);
+    const scale =
+      'apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: scaled\nspec:\n  replicas: 5\n';
+    const conflict = await apply(`${deployments}/scaled/scale`, scale, 'fieldManager=hpa');
+    expect(conflict.status).toBe(409);
+    expect(conflict.json().message).toBe(
+      'Apply failed with 1 conflict: conflict with "alice": .spec.replicas',
+    );
+    const forced = await apply(`${deployments}/scaled/scale`, scale, 'fieldManager=hpa&force=true');
+    expect(forced.status).toBe(200);
+    expect(forced.json()).toMatchObject({ kind: 'Scale', spec: { replicas: 5 } });
+    const parent = await call('GET', `${deployments}/scaled`);
+    expect((parent.json().spec as { replicas: number }).replicas).toBe(5);
+    const entries = managed(parent);
+    expect(entries.find((e) => e.manager === 'hpa')).toMatchObject({
+      operation: 'Apply',
+      apiVersion: 'apps/v1',
+      subresource: 'scale',
+      fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+    });
+    const alice = entries.find((e) => e.manager === 'alice');
+    const aliceSpec = alice?.fieldsV1['f:spec'] as Record<string, unknown> | undefined;
+    expect(aliceSpec?.['f:replicas']).toBeUndefined();
+    expect(aliceSpec?.['f:selector']).toBeDefined();
+
+    const scaled = await call(
+      'PATCH',
+      `${deployments}/scaled/scale?fieldManager=scaler`,
+      '{"spec":{"replicas":3}}',
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
+    expect(scaled.status).toBe(200);
+    const after = managed(await call('GET', `${deployments}/scaled`));
+    expect(after.find((e) => e.manager === 'scaler')).toMatchObject({
+      operation: 'Update',
+      apiVersion: 'apps/v1',
+      subresource: 'scale',
+      fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+    });
+    expect(after.find((e) => e.manager === 'hpa')).toBeUndefined();
+
+    const wrongKind = await apply(`${deployments}/scaled/scale`, deployment, 'fieldManager=hpa');
+    expect(wrongKind.status).toBe(400);
+    expect(wrongKind.json().message).toBe('invalid object type: apps/v1, Kind=Deployment');
+    const missing = await apply(
+      `${deployments}/absent/scale`,
+      scale.replace('scaled', 'absent'),
+      'fieldManager=hpa',
+    );
+    expect(missing.status).toBe(404);
   });
 });

@@ -38,6 +38,24 @@ export function sameSchemaConverter(type: SchemaType): VersionConverter {
   return { typeAt: () => type, convert: (value) => value };
 }
 
+// Reconciliation results by set and type: managers' sets come back unchanged write after write
+// (decoded sets are shared), and a set only needs reconciling once per schema.
+const reconciliations = new WeakMap<FieldSet, WeakMap<SchemaType, FieldSet | null>>();
+
+function reconciledSet(set: FieldSet, type: SchemaType): FieldSet | undefined {
+  let byType = reconciliations.get(set);
+  if (!byType) {
+    byType = new WeakMap();
+    reconciliations.set(set, byType);
+  }
+  let reconciled = byType.get(type);
+  if (reconciled === undefined) {
+    reconciled = reconcileFieldSetWithSchema(set, type) ?? null;
+    byType.set(type, reconciled);
+  }
+  return reconciled ?? undefined;
+}
+
 export interface UpdaterOptions {
   readonly converter: VersionConverter;
   /** Fields not tracked per version (a strategy's reset fields, e.g. `status` on the main resource). */
@@ -116,7 +134,7 @@ export class Updater {
         managers.delete(manager);
         continue;
       }
-      const reconciled = reconcileFieldSetWithSchema(versioned.set, type);
+      const reconciled = reconciledSet(versioned.set, type);
       if (reconciled) managers.set(manager, { ...versioned, set: reconciled });
     }
   }

@@ -26,6 +26,7 @@ export function compareTyped(type: SchemaType, lhs: JsonValue, rhs: JsonValue): 
       if (node.lhs === undefined) comparison.added.insert(node.path);
       else if (node.rhs === undefined) comparison.removed.insert(node.path);
     },
+    true,
   );
   return comparison;
 }

@@ -44,8 +44,9 @@ export function mergeValues(
   rhs: JsonValue | undefined,
   rule: MergeRule,
   postItemHook?: MergeRule,
+  skipIdentical = false,
 ): JsonValue | undefined {
-  const walker = new MergingWalker(rule, postItemHook);
+  const walker = new MergingWalker(rule, postItemHook, skipIdentical);
   const node: MergeNode = { lhs, rhs, path: [], out: undefined, inLeaf: false };
   walker.merge(type, node);
   if (walker.errors.length === 1) throw new TypedValueError(walker.errors[0]);
@@ -64,9 +65,13 @@ class MergingWalker {
   constructor(
     private readonly rule: MergeRule,
     private readonly postItemHook: MergeRule | undefined,
+    // For walks that only look for differences: the same value on both sides (one stored subtree
+    // carried into the new object, as a status write carries the spec) has none below it.
+    private readonly skipIdentical: boolean,
   ) {}
 
   merge(type: SchemaType, node: MergeNode): void {
+    if (this.skipIdentical && node.lhs === node.rhs && node.lhs !== undefined) return;
     const left = atomFor(type, node.lhs);
     const right = atomFor(type, node.rhs);
     if (node.rhs === undefined) this.handle(left, node);
@@ -195,14 +200,16 @@ class MergingWalker {
   private map(type: MapType, node: MergeNode): void {
     const lhs = isJsonObject(node.lhs) ? node.lhs : undefined;
     const rhs = isJsonObject(node.rhs) ? node.rhs : undefined;
-    const emptyBoth = (!lhs || Object.keys(lhs).length === 0) && (!rhs || Object.keys(rhs).length === 0);
+    const emptyBoth = (!lhs || isEmptyObject(lhs)) && (!rhs || isEmptyObject(rhs));
     if (type.relationship === 'atomic' || emptyBoth) {
       this.leaf(node);
       return;
     }
     if (!lhs && !rhs) return;
     const out: JsonObject = {};
-    const keys = new Set([...Object.keys(lhs ?? {}), ...Object.keys(rhs ?? {})]);
+    let written = false;
+    // Left keys in order, then right keys the left lacks (one side absent: its keys only).
+    const keys = !lhs ? Object.keys(rhs as JsonObject) : !rhs ? Object.keys(lhs) : unionKeys(lhs, rhs);
     for (const key of keys) {
       const child: MergeNode = {
         lhs: lhs && Object.hasOwn(lhs, key) ? (lhs[key] as JsonValue) : undefined,
@@ -217,10 +224,24 @@ class MergingWalker {
         continue;
       }
       this.merge(childType, child);
-      if (child.out !== undefined) out[key] = child.out;
+      if (child.out !== undefined) {
+        out[key] = child.out;
+        written = true;
+      }
     }
-    if (Object.keys(out).length > 0) node.out = out;
+    if (written) node.out = out;
   }
+}
+
+function isEmptyObject(object: JsonObject): boolean {
+  for (const _key in object) return false;
+  return true;
+}
+
+function unionKeys(lhs: JsonObject, rhs: JsonObject): string[] {
+  const keys = Object.keys(lhs);
+  for (const key of Object.keys(rhs)) if (!Object.hasOwn(lhs, key)) keys.push(key);
+  return keys;
 }
 
 /** A string identity for a path element, for lookups (equal elements give equal ids). */

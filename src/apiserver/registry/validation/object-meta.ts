@@ -184,7 +184,8 @@ export function validateFinalizers(finalizers: unknown, path: string): FieldErro
 const FIELD_MANAGER_MAX_LENGTH = 128;
 const MAX_SUBRESOURCE_NAME_LENGTH = 256;
 
-function validateFieldManager(manager: string, path: string): FieldError[] {
+/** ValidateFieldManager: at most 128 bytes, printable characters only. */
+export function validateFieldManager(manager: string, path: string): FieldError[] {
   const errors: FieldError[] = [];
   if (utf8Length(manager) > FIELD_MANAGER_MAX_LENGTH)
     errors.push(fieldTooLong(path, FIELD_MANAGER_MAX_LENGTH));
