@@ -1,0 +1,229 @@
+// The PersistentVolume binder and the protection controllers with real kubectl on
+// `tkube up --nodes 0 --fake-nodes 1`: the smallest fitting volume, pre-binding by volumeName
+// and by claimRef, upstream's events for every claim that cannot bind, Retain and Delete
+// reclaim, and the pvc-/pv-protection finalizers holding a claim while a pod uses it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type TestCluster } from '../../support/cluster.js';
+import { eventually } from '../../support/control-plane.js';
+
+let cluster: TestCluster;
+beforeAll(async () => {
+  cluster = await startTestCluster('st-binder', { fakeNodes: 1 });
+  await ok(['create', 'namespace', 'vol']);
+}, 120_000);
+afterAll(async () => {
+  await cluster?.down();
+}, 60_000);
+
+async function ok(args: string[], input?: string): Promise<string> {
+  const result = await cluster.kubectl(args, input === undefined ? {} : { input });
+  expect(result.exitCode, `kubectl ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+const apply = (manifest: object) => ok(['apply', '-f', '-'], JSON.stringify(manifest));
+
+function pv(name: string, size: string, spec: Record<string, unknown> = {}) {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name },
+    spec: {
+      capacity: { storage: size },
+      accessModes: ['ReadWriteOnce'],
+      hostPath: { path: `/tmp/${name}` },
+      storageClassName: '',
+      persistentVolumeReclaimPolicy: 'Retain',
+      ...spec,
+    },
+  };
+}
+
+function pvc(name: string, size: string, spec: Record<string, unknown> = {}) {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, namespace: 'vol' },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: size } },
+      storageClassName: '',
+      ...spec,
+    },
+  };
+}
+
+const jsonpath = (kind: string, name: string, path: string, namespaced = true) =>
+  ok(['get', kind, name, ...(namespaced ? ['-n', 'vol'] : []), '-o', `jsonpath=${path}`]);
+
+async function waitFor(kind: string, name: string, path: string, expected: string, namespaced = true) {
+  return eventually(
+    async () => ((await jsonpath(kind, name, path, namespaced)) === expected ? expected : undefined),
+    30_000,
+  );
+}
+
+/** The events of a claim, as `reason: message` lines. */
+async function claimEvents(name: string): Promise<string[]> {
+  const out = await ok([
+    'get',
+    'events',
+    '-n',
+    'vol',
+    '--field-selector',
+    `involvedObject.name=${name},involvedObject.kind=PersistentVolumeClaim`,
+    '-o',
+    'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}',
+  ]);
+  return out.split('\n').filter(Boolean);
+}
+
+async function waitForEvent(claim: string, line: string): Promise<void> {
+  await eventually(async () => ((await claimEvents(claim)).includes(line) ? true : undefined), 30_000);
+}
+
+describe('the PersistentVolume binder', () => {
+  it('binds a claim to the smallest volume that holds it, with upstream annotations and phases', async () => {
+    await apply(pv('pv-1g', '1Gi'));
+    await apply(pv('pv-5g', '5Gi'));
+    await apply(pv('pv-10g', '10Gi'));
+    await apply(pvc('fits', '2Gi'));
+    await waitFor('pvc', 'fits', '{.status.phase}', 'Bound');
+    expect(await jsonpath('pvc', 'fits', '{.spec.volumeName}')).toBe('pv-5g');
+    expect(await jsonpath('pvc', 'fits', '{.status.capacity.storage}')).toBe('5Gi');
+    expect(await jsonpath('pvc', 'fits', '{.status.accessModes[0]}')).toBe('ReadWriteOnce');
+    const annotations = JSON.parse(await jsonpath('pvc', 'fits', '{.metadata.annotations}'));
+    expect(annotations).toMatchObject({
+      'pv.kubernetes.io/bind-completed': 'yes',
+      'pv.kubernetes.io/bound-by-controller': 'yes',
+    });
+    await waitFor('pv', 'pv-5g', '{.status.phase}', 'Bound', false);
+    expect(await jsonpath('pv', 'pv-5g', '{.spec.claimRef.name}', false)).toBe('fits');
+    expect(await jsonpath('pv', 'pv-5g', '{.metadata.annotations}', false)).toContain(
+      '"pv.kubernetes.io/bound-by-controller":"yes"',
+    );
+    await waitFor('pv', 'pv-1g', '{.status.phase}', 'Available', false);
+    const table = await ok(['get', 'pvc', 'fits', '-n', 'vol']);
+    expect(table).toMatch(/^fits\s+Bound\s+pv-5g\s+5Gi\s+RWO\s+<unset>\s+/m);
+  }, 90_000);
+
+  it('leaves a claim bigger than every volume Pending with FailedBinding', async () => {
+    await apply(pvc('too-big', '50Gi'));
+    await waitForEvent(
+      'too-big',
+      'FailedBinding: no persistent volumes available for this claim and no storage class is set',
+    );
+    expect(await jsonpath('pvc', 'too-big', '{.status.phase}')).toBe('Pending');
+    expect(await jsonpath('pv', 'pv-10g', '{.status.phase}', false)).toBe('Available');
+  }, 60_000);
+
+  it('reports a class that does not exist as ProvisioningFailed', async () => {
+    await apply(pvc('no-class', '1Gi', { storageClassName: 'missing' }));
+    await waitForEvent('no-class', 'ProvisioningFailed: storageclass.storage.k8s.io "missing" not found');
+    expect(await jsonpath('pvc', 'no-class', '{.status.phase}')).toBe('Pending');
+  }, 60_000);
+
+  it('waits for a consumer in a WaitForFirstConsumer class and hands Immediate ones to their provisioner', async () => {
+    await apply({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'later' },
+      provisioner: 'example.com/disk',
+      volumeBindingMode: 'WaitForFirstConsumer',
+    });
+    await apply({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'now' },
+      provisioner: 'example.com/disk',
+    });
+    await apply(pvc('later', '1Gi', { storageClassName: 'later' }));
+    await apply(pvc('now', '1Gi', { storageClassName: 'now' }));
+    await waitForEvent(
+      'later',
+      'WaitForFirstConsumer: waiting for first consumer to be created before binding',
+    );
+    await waitForEvent(
+      'now',
+      "ExternalProvisioning: Waiting for a volume to be created either by the external provisioner 'example.com/disk' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.",
+    );
+    const annotations = JSON.parse(await jsonpath('pvc', 'now', '{.metadata.annotations}'));
+    expect(annotations['volume.kubernetes.io/storage-provisioner']).toBe('example.com/disk');
+    expect(annotations['volume.beta.kubernetes.io/storage-provisioner']).toBe('example.com/disk');
+  }, 60_000);
+
+  it('binds a claim naming its volume, and refuses a named volume that is too small', async () => {
+    await apply(pv('named', '3Gi'));
+    await apply(pv('tiny', '100Mi'));
+    await apply(pvc('wants-named', '1Gi', { volumeName: 'named' }));
+    await apply(pvc('wants-tiny', '1Gi', { volumeName: 'tiny' }));
+    await waitFor('pvc', 'wants-named', '{.status.phase}', 'Bound');
+    // The user chose the volume: only the volume side says the controller bound it.
+    const annotations = JSON.parse(await jsonpath('pvc', 'wants-named', '{.metadata.annotations}'));
+    expect(annotations['pv.kubernetes.io/bind-completed']).toBe('yes');
+    expect(annotations['pv.kubernetes.io/bound-by-controller']).toBeUndefined();
+    await waitForEvent(
+      'wants-tiny',
+      'VolumeMismatch: Cannot bind to requested volume "tiny": requested PV is too small',
+    );
+    expect(await jsonpath('pvc', 'wants-tiny', '{.status.phase}')).toBe('Pending');
+  }, 60_000);
+
+  it('binds a volume pre-bound by claimRef to its claim, not to a better fitting one', async () => {
+    await apply(pv('reserved', '20Gi', { claimRef: { namespace: 'vol', name: 'reserved-for-me' } }));
+    await waitFor('pv', 'reserved', '{.status.phase}', 'Available', false);
+    await apply(pvc('reserved-for-me', '1Gi'));
+    await waitFor('pvc', 'reserved-for-me', '{.spec.volumeName}', 'reserved');
+    await waitFor('pv', 'reserved', '{.status.phase}', 'Bound', false);
+    expect(await jsonpath('pv', 'reserved', '{.spec.claimRef.uid}', false)).toBe(
+      await jsonpath('pvc', 'reserved-for-me', '{.metadata.uid}'),
+    );
+  }, 60_000);
+
+  it('releases a Retain volume when its claim goes, and fails a Delete volume no provisioner made', async () => {
+    await ok(['delete', 'pvc', 'fits', '-n', 'vol', '--wait=true', '--timeout=30s']);
+    await waitFor('pv', 'pv-5g', '{.status.phase}', 'Released', false);
+    expect(await jsonpath('pv', 'pv-5g', '{.spec.claimRef.name}', false)).toBe('fits');
+
+    await apply(pv('doomed', '7Gi', { persistentVolumeReclaimPolicy: 'Delete' }));
+    await apply(pvc('on-doomed', '7Gi', { volumeName: 'doomed' }));
+    await waitFor('pvc', 'on-doomed', '{.status.phase}', 'Bound');
+    await ok(['delete', 'pvc', 'on-doomed', '-n', 'vol', '--wait=true', '--timeout=30s']);
+    await waitFor('pv', 'doomed', '{.status.phase}', 'Failed', false);
+    expect(await jsonpath('pv', 'doomed', '{.status.message}', false)).toBe(
+      'error getting deleter volume plugin for volume "doomed": no deletable volume plugin matched',
+    );
+  }, 90_000);
+
+  it('keeps a claim a running pod uses until the pod is gone, and protects bound volumes', async () => {
+    expect(await jsonpath('pv', 'named', '{.metadata.finalizers}', false)).toBe(
+      '["kubernetes.io/pv-protection"]',
+    );
+    expect(await jsonpath('pvc', 'wants-named', '{.metadata.finalizers}')).toBe(
+      '["kubernetes.io/pvc-protection"]',
+    );
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'user', namespace: 'vol' },
+      spec: {
+        containers: [{ name: 'c', image: 'busybox' }],
+        volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'wants-named' } }],
+      },
+    });
+    await waitFor('pod', 'user', '{.status.phase}', 'Running');
+    await ok(['delete', 'pvc', 'wants-named', '-n', 'vol', '--wait=false']);
+    // Terminating, held by its finalizer while the pod runs.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await jsonpath('pvc', 'wants-named', '{.metadata.deletionTimestamp}')).not.toBe('');
+    expect(await ok(['get', 'pvc', 'wants-named', '-n', 'vol'])).toMatch(/^wants-named\s+Terminating\s+/m);
+    await ok(['delete', 'pod', 'user', '-n', 'vol', '--grace-period=0', '--force']);
+    await eventually(async () => {
+      const result = await cluster.kubectl(['get', 'pvc', 'wants-named', '-n', 'vol']);
+      return result.exitCode !== 0 && result.stderr.includes('NotFound') ? true : undefined;
+    }, 30_000);
+    // Its volume is released; deleting it now is no longer held back.
+    await waitFor('pv', 'named', '{.status.phase}', 'Released', false);
+    await ok(['delete', 'pv', 'named', '--wait=true', '--timeout=30s']);
+  }, 90_000);
+});
