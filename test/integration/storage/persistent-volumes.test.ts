@@ -1,14 +1,16 @@
-// The PersistentVolume binder and the protection controllers with real kubectl on
-// `tkube up --nodes 0 --fake-nodes 1`: the smallest fitting volume, pre-binding by volumeName
-// and by claimRef, upstream's events for every claim that cannot bind, Retain and Delete
-// reclaim, and the pvc-/pv-protection finalizers holding a claim while a pod uses it.
+// The PersistentVolume binder, the protection controllers and the scheduler's VolumeBinding
+// plugin with real kubectl on `tkube up --nodes 0 --fake-nodes 2`: the smallest fitting volume,
+// pre-binding by volumeName and by claimRef, upstream's events for every claim that cannot bind,
+// Retain and Delete reclaim, the pvc-/pv-protection finalizers holding a claim while a pod uses
+// it; pods placed by their volumes' node affinity, WaitForFirstConsumer claims bound to the
+// chosen node's volume or annotated with it for their provisioner, and FailedScheduling texts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 import { eventually } from '../../support/control-plane.js';
 
 let cluster: TestCluster;
 beforeAll(async () => {
-  cluster = await startTestCluster('st-binder', { fakeNodes: 1 });
+  cluster = await startTestCluster('st-binder', { fakeNodes: 2 });
   await ok(['create', 'namespace', 'vol']);
 }, 120_000);
 afterAll(async () => {
@@ -226,4 +228,126 @@ describe('the PersistentVolume binder', () => {
     await waitFor('pv', 'named', '{.status.phase}', 'Released', false);
     await ok(['delete', 'pv', 'named', '--wait=true', '--timeout=30s']);
   }, 90_000);
+});
+
+const NODE_A = 'fake-node-0';
+const NODE_B = 'fake-node-1';
+
+function pinned(name: string, nodeName: string, className: string) {
+  return pv(name, '1Gi', {
+    storageClassName: className,
+    hostPath: undefined,
+    local: { path: `/var/lib/tkube/local/${name}` },
+    nodeAffinity: {
+      required: {
+        nodeSelectorTerms: [
+          { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [nodeName] }] },
+        ],
+      },
+    },
+  });
+}
+
+function podUsing(name: string, claimName: string) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'vol' },
+    spec: {
+      containers: [{ name: 'c', image: 'busybox' }],
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }],
+    },
+  };
+}
+
+/** The newest FailedScheduling message of a pod. */
+async function failedScheduling(pod: string, fragment: string): Promise<string> {
+  return eventually(async () => {
+    const out = await ok([
+      'get',
+      'events',
+      '-n',
+      'vol',
+      '--field-selector',
+      `involvedObject.name=${pod},reason=FailedScheduling`,
+      '-o',
+      'jsonpath={range .items[*]}{.message}{"\\n"}{end}',
+    ]);
+    return out.split('\n').find((line) => line.includes(fragment));
+  }, 30_000);
+}
+
+describe("the scheduler's VolumeBinding plugin", () => {
+  it('places a pod on the node its bound volume is pinned to', async () => {
+    expect(await jsonpath('node', NODE_A, '{.metadata.labels.kubernetes\\.io/hostname}', false)).toBe(NODE_A);
+    await apply(pinned('on-b', NODE_B, ''));
+    await apply(pvc('pinned-b', '1Gi', { volumeName: 'on-b' }));
+    await waitFor('pvc', 'pinned-b', '{.status.phase}', 'Bound');
+    await apply(podUsing('follows-b', 'pinned-b'));
+    await waitFor('pod', 'follows-b', '{.spec.nodeName}', NODE_B);
+  }, 60_000);
+
+  it("refuses nodes that do not match the volume's node affinity", async () => {
+    await apply(pinned('nowhere', 'no-such-node', ''));
+    await apply(pvc('pinned-nowhere', '1Gi', { volumeName: 'nowhere' }));
+    await waitFor('pvc', 'pinned-nowhere', '{.status.phase}', 'Bound');
+    await apply(podUsing('homeless', 'pinned-nowhere'));
+    const message = await failedScheduling('homeless', 'PersistentVolume');
+    expect(message).toBe(
+      "0/2 nodes are available: 2 node(s) didn't match PersistentVolume's node affinity. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
+    );
+  }, 60_000);
+
+  it('refuses pods whose claim is missing or unbound in an Immediate class', async () => {
+    await apply(podUsing('no-claim', 'missing'));
+    expect(await failedScheduling('no-claim', 'not found')).toBe(
+      '0/2 nodes are available: persistentvolumeclaim "missing" not found. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.',
+    );
+    await apply(podUsing('immediate', 'too-big'));
+    expect(await failedScheduling('immediate', 'unbound')).toBe(
+      '0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.',
+    );
+  }, 60_000);
+
+  it('binds a WaitForFirstConsumer claim to an Available volume on the chosen node', async () => {
+    await apply({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'local' },
+      provisioner: 'kubernetes.io/no-provisioner',
+      volumeBindingMode: 'WaitForFirstConsumer',
+    });
+    await apply(pinned('local-a', NODE_A, 'local'));
+    await apply(pvc('local-claim', '1Gi', { storageClassName: 'local' }));
+    await waitForEvent(
+      'local-claim',
+      'WaitForFirstConsumer: waiting for first consumer to be created before binding',
+    );
+    await apply(podUsing('local-user', 'local-claim'));
+    await waitFor('pod', 'local-user', '{.spec.nodeName}', NODE_A);
+    await waitFor('pvc', 'local-claim', '{.status.phase}', 'Bound');
+    expect(await jsonpath('pvc', 'local-claim', '{.spec.volumeName}')).toBe('local-a');
+    // No second volume on node A: the next consumer cannot be placed.
+    await apply(pvc('local-claim-2', '1Gi', { storageClassName: 'local' }));
+    await apply(podUsing('local-user-2', 'local-claim-2'));
+    expect(await failedScheduling('local-user-2', 'persistent volumes')).toContain(
+      "2 node(s) didn't find available persistent volumes to bind",
+    );
+  }, 60_000);
+
+  it('annotates a claim to provision with the node the scheduler chose', async () => {
+    await apply(pvc('to-provision', '1Gi', { storageClassName: 'later' }));
+    await apply(podUsing('consumer', 'to-provision'));
+    const node = await eventually(async () => {
+      const annotations = await jsonpath('pvc', 'to-provision', '{.metadata.annotations}');
+      return annotations ? JSON.parse(annotations)['volume.kubernetes.io/selected-node'] : undefined;
+    }, 30_000);
+    expect([NODE_A, NODE_B]).toContain(node);
+    // No provisioner serves example.com/disk: the pod waits in PreBind, unbound.
+    expect(await jsonpath('pod', 'consumer', '{.spec.nodeName}')).toBe('');
+    await waitForEvent(
+      'to-provision',
+      "ExternalProvisioning: Waiting for a volume to be created either by the external provisioner 'example.com/disk' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.",
+    );
+  }, 60_000);
 });

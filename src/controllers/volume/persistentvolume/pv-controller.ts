@@ -18,6 +18,7 @@ import {
   volumeMismatch,
   volumeModeMismatch,
 } from '../../../api/storage/persistent-volumes.js';
+import { claimNamesOfPod } from '../../../api/storage/pod-claims.js';
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from '../../../api/types/core-v1.generated.js';
 import type { StorageClass } from '../../../api/types/storage-v1.generated.js';
 import { Controller, splitKey } from '../../../client/controller.js';
@@ -27,7 +28,6 @@ import { PODS, PVCS, PVS, STORAGE_CLASSES } from '../../../client/resources.js';
 import { isNotFound } from '../../../client/rest/index.js';
 import type { Client } from '../../../client/types.js';
 import type { ControllerContext, ControllerDescriptor, RunnableController } from '../../context.js';
-import { claimNamesOfPod } from '../pod-claims.js';
 
 const SERVICE_ACCOUNT = 'persistent-volume-binder';
 const RESYNC_MS = 15_000;

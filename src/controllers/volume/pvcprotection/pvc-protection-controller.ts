@@ -3,6 +3,7 @@
 // goes only when no pod that is not finished uses it — checked against the cache, then confirmed
 // with a live list, since a pod may have just been created.
 import { PVC_PROTECTION_FINALIZER } from '../../../api/storage/persistent-volumes.js';
+import { claimNamesOfPod } from '../../../api/storage/pod-claims.js';
 import type { PersistentVolumeClaim, Pod } from '../../../api/types/core-v1.generated.js';
 import { Controller, splitKey } from '../../../client/controller.js';
 import { type Lister, objectOf } from '../../../client/informers/index.js';
@@ -10,7 +11,6 @@ import { PODS, PVCS } from '../../../client/resources.js';
 import { isNotFound } from '../../../client/rest/index.js';
 import type { Client } from '../../../client/types.js';
 import type { ControllerContext, ControllerDescriptor } from '../../context.js';
-import { claimNamesOfPod } from '../pod-claims.js';
 
 const SERVICE_ACCOUNT = 'pvc-protection-controller';
 

@@ -1,6 +1,6 @@
 // The claims a pod uses (upstream's volumeutil pvc helpers): a persistentVolumeClaim volume names
 // its claim; a generic ephemeral volume's claim is `<pod>-<volume>`.
-import type { Pod } from '../../api/types/core-v1.generated.js';
+import type { Pod } from '../types/core-v1.generated.js';
 
 export function claimNamesOfPod(pod: Pod): string[] {
   const names: string[] = [];
