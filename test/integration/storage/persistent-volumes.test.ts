@@ -351,3 +351,129 @@ describe("the scheduler's VolumeBinding plugin", () => {
     );
   }, 60_000);
 });
+
+describe('the default StorageClass and the local-path provisioner', () => {
+  it('starts every cluster with `standard` as the default class', async () => {
+    const table = await ok(['get', 'storageclass', 'standard']);
+    expect(table).toMatch(
+      /^standard \(default\)\s+tkube\.dev\/local-path\s+Delete\s+WaitForFirstConsumer\s+true\s+\S+$/m,
+    );
+  }, 30_000);
+
+  it('provisions the claims of a StatefulSet on the nodes its pods are scheduled to', async () => {
+    await apply({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db', namespace: 'vol' },
+      spec: {
+        replicas: 2,
+        serviceName: 'db',
+        selector: { matchLabels: { app: 'db' } },
+        template: {
+          metadata: { labels: { app: 'db' } },
+          spec: {
+            containers: [
+              { name: 'db', image: 'busybox', volumeMounts: [{ name: 'data', mountPath: '/data' }] },
+            ],
+          },
+        },
+        volumeClaimTemplates: [
+          {
+            metadata: { name: 'data' },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+          },
+        ],
+      },
+    });
+    for (const index of [0, 1]) {
+      const claimName = `data-db-${index}`;
+      await waitFor('pvc', claimName, '{.status.phase}', 'Bound');
+      await waitFor('pod', `db-${index}`, '{.status.phase}', 'Running');
+      const uid = await jsonpath('pvc', claimName, '{.metadata.uid}');
+      expect(await jsonpath('pvc', claimName, '{.spec.storageClassName}')).toBe('standard');
+      expect(await jsonpath('pvc', claimName, '{.spec.volumeName}')).toBe(`pvc-${uid}`);
+      const nodeName = await jsonpath('pod', `db-${index}`, '{.spec.nodeName}');
+      expect(
+        await jsonpath('pvc', claimName, "{.metadata.annotations['volume\\.kubernetes\\.io/selected-node']}"),
+      ).toBe(nodeName);
+      const volume = JSON.parse(await jsonpath('pv', `pvc-${uid}`, '{.spec}', false));
+      expect(volume).toMatchObject({
+        capacity: { storage: '1Gi' },
+        hostPath: { path: `/var/lib/tkube/local-path/pvc-${uid}`, type: 'DirectoryOrCreate' },
+        persistentVolumeReclaimPolicy: 'Delete',
+        storageClassName: 'standard',
+        nodeAffinity: {
+          required: {
+            nodeSelectorTerms: [
+              { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [nodeName] }] },
+            ],
+          },
+        },
+      });
+      await waitForEvent(claimName, `ProvisioningSucceeded: Successfully provisioned volume pvc-${uid}`);
+    }
+  }, 120_000);
+
+  it('expands a claim from 1Gi to 2Gi', async () => {
+    await ok([
+      'patch',
+      'pvc',
+      'data-db-0',
+      '-n',
+      'vol',
+      '-p',
+      '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}',
+    ]);
+    await waitFor('pvc', 'data-db-0', '{.status.capacity.storage}', '2Gi');
+    const volumeName = await jsonpath('pvc', 'data-db-0', '{.spec.volumeName}');
+    expect(await jsonpath('pv', volumeName, '{.spec.capacity.storage}', false)).toBe('2Gi');
+    await waitForEvent('data-db-0', 'VolumeResizeSuccessful: Resize volume succeeded');
+  }, 60_000);
+
+  it('deletes a provisioned volume with its claim (reclaim Delete)', async () => {
+    await ok(['scale', 'statefulset', 'db', '-n', 'vol', '--replicas=1']);
+    await eventually(async () => {
+      const result = await cluster.kubectl(['get', 'pod', 'db-1', '-n', 'vol']);
+      return result.exitCode !== 0 ? true : undefined;
+    }, 60_000);
+    const volumeName = await jsonpath('pvc', 'data-db-1', '{.spec.volumeName}');
+    await ok(['delete', 'pvc', 'data-db-1', '-n', 'vol', '--wait=true', '--timeout=30s']);
+    await eventually(async () => {
+      const result = await cluster.kubectl(['get', 'pv', volumeName]);
+      return result.exitCode !== 0 && result.stderr.includes('NotFound') ? true : undefined;
+    }, 30_000);
+  }, 120_000);
+
+  it('provisions an Immediate claim on a node it picks, and keeps a Retain volume Released', async () => {
+    await apply({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'kept' },
+      provisioner: 'tkube.dev/local-path',
+      reclaimPolicy: 'Retain',
+      volumeBindingMode: 'Immediate',
+    });
+    await apply(pvc('kept-claim', '1Gi', { storageClassName: 'kept' }));
+    await waitFor('pvc', 'kept-claim', '{.status.phase}', 'Bound');
+    const volumeName = await jsonpath('pvc', 'kept-claim', '{.spec.volumeName}');
+    const node = await jsonpath(
+      'pv',
+      volumeName,
+      '{.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]}',
+      false,
+    );
+    expect([NODE_A, NODE_B]).toContain(node);
+    await ok(['delete', 'pvc', 'kept-claim', '-n', 'vol', '--wait=true', '--timeout=30s']);
+    await waitFor('pv', volumeName, '{.status.phase}', 'Released', false);
+    expect(await jsonpath('pv', volumeName, '{.spec.persistentVolumeReclaimPolicy}', false)).toBe('Retain');
+  }, 60_000);
+
+  it('refuses access modes a node directory cannot serve', async () => {
+    await apply(pvc('shared', '1Gi', { storageClassName: 'kept', accessModes: ['ReadWriteMany'] }));
+    await waitForEvent(
+      'shared',
+      'ProvisioningFailed: failed to provision volume with StorageClass "kept": tkube.dev/local-path only supports ReadWriteOnce and ReadWriteOncePod access modes',
+    );
+    expect(await jsonpath('pvc', 'shared', '{.status.phase}')).toBe('Pending');
+  }, 60_000);
+});
