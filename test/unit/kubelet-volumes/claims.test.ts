@@ -67,6 +67,7 @@ function podWith(
     metadata: { name: 'web', namespace: 'shop', uid: 'pod-uid' },
     spec: {
       nodeName: 'node-1',
+      volumes,
       ...(fsGroup === undefined ? {} : { securityContext: { fsGroup } }),
       containers: [{ name: 'c', image: 'x', volumeMounts: mounts }],
     },
