@@ -41,6 +41,7 @@ import { serviceAccountTokenController } from '../controllers/serviceaccount-tok
 import { statefulSetController } from '../controllers/statefulset/statefulset-controller.js';
 import { taintEvictionController } from '../controllers/tainteviction/taint-eviction-controller.js';
 import { ttlAfterFinishedController } from '../controllers/ttlafterfinished/ttl-after-finished-controller.js';
+import { ephemeralVolumeController } from '../controllers/volume/ephemeral/ephemeral-controller.js';
 import { localPathProvisionerController } from '../controllers/volume/local-path/local-path-provisioner.js';
 import { persistentVolumeBinderController } from '../controllers/volume/persistentvolume/pv-controller.js';
 import { pvcProtectionController } from '../controllers/volume/pvcprotection/pvc-protection-controller.js';
@@ -87,6 +88,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   pvcProtectionController,
   pvProtectionController,
   localPathProvisionerController,
+  ephemeralVolumeController,
 ];
 
 export class ControllerManager {

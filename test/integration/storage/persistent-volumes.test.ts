@@ -477,3 +477,70 @@ describe('the default StorageClass and the local-path provisioner', () => {
     expect(await jsonpath('pvc', 'shared', '{.status.phase}')).toBe('Pending');
   }, 60_000);
 });
+
+describe('generic ephemeral volumes', () => {
+  const ephemeralPod = (name: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'vol' },
+    spec: {
+      containers: [
+        { name: 'c', image: 'busybox', volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] },
+      ],
+      volumes: [
+        {
+          name: 'scratch',
+          ephemeral: {
+            volumeClaimTemplate: {
+              metadata: { labels: { kind: 'scratch' } },
+              spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+            },
+          },
+        },
+      ],
+    },
+  });
+
+  it('creates the claim owned by its pod, binds it, and deletes it with the pod', async () => {
+    await apply(ephemeralPod('scratcher'));
+    await waitFor('pvc', 'scratcher-scratch', '{.status.phase}', 'Bound');
+    await waitFor('pod', 'scratcher', '{.status.phase}', 'Running');
+    const owner = JSON.parse(await jsonpath('pvc', 'scratcher-scratch', '{.metadata.ownerReferences[0]}'));
+    expect(owner).toMatchObject({
+      kind: 'Pod',
+      name: 'scratcher',
+      controller: true,
+      blockOwnerDeletion: true,
+    });
+    expect(await jsonpath('pvc', 'scratcher-scratch', '{.metadata.labels.kind}')).toBe('scratch');
+    expect(await jsonpath('pvc', 'scratcher-scratch', '{.spec.storageClassName}')).toBe('standard');
+    await ok(['delete', 'pod', 'scratcher', '-n', 'vol', '--grace-period=0', '--force']);
+    await eventually(async () => {
+      const result = await cluster.kubectl(['get', 'pvc', 'scratcher-scratch', '-n', 'vol']);
+      return result.exitCode !== 0 && result.stderr.includes('NotFound') ? true : undefined;
+    }, 60_000);
+  }, 120_000);
+
+  it('never takes over a claim of that name the pod does not own', async () => {
+    await apply(pvc('squatted-scratch', '1Gi'));
+    await apply(ephemeralPod('squatted'));
+    await eventually(async () => {
+      const out = await ok([
+        'get',
+        'events',
+        '-n',
+        'vol',
+        '--field-selector',
+        'involvedObject.name=squatted,reason=FailedBinding',
+        '-o',
+        'jsonpath={.items[*].message}',
+      ]);
+      return out.includes('ephemeral volume scratch: PVC vol/squatted-scratch was not created for the pod')
+        ? true
+        : undefined;
+    }, 30_000);
+    expect(await failedScheduling('squatted', 'not owner')).toContain(
+      'PVC vol/squatted-scratch was not created for pod vol/squatted (pod is not owner)',
+    );
+  }, 60_000);
+});
