@@ -7,6 +7,7 @@ import { type Labels, labelSelectorFromObject, newLabelRequirement } from '../se
 import type {
   NodeSelectorRequirement,
   NodeSelectorTerm,
+  ObjectReference,
   PersistentVolume,
   PersistentVolumeClaim,
 } from '../types/core-v1.generated.js';
@@ -61,6 +62,18 @@ export function accessModesFit(claim: PersistentVolumeClaim, volume: PersistentV
 /** CheckVolumeModeMismatches (Filesystem when unset). */
 export function volumeModeMismatch(claim: PersistentVolumeClaim, volume: PersistentVolume): boolean {
   return (claim.spec?.volumeMode ?? 'Filesystem') !== (volume.spec?.volumeMode ?? 'Filesystem');
+}
+
+/** The claimRef of a volume bound to the claim (GetBindVolumeToClaim's reference). */
+export function claimReference(claim: PersistentVolumeClaim): ObjectReference {
+  return {
+    kind: 'PersistentVolumeClaim',
+    apiVersion: 'v1',
+    namespace: claim.metadata?.namespace,
+    name: claim.metadata?.name,
+    uid: claim.metadata?.uid,
+    resourceVersion: claim.metadata?.resourceVersion,
+  };
 }
 
 /** IsVolumeBoundToClaim: the volume's claimRef names the claim (and its UID, when set). */

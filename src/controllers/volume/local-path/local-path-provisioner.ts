@@ -14,6 +14,7 @@ import {
   ANN_STORAGE_PROVISIONER,
   capacityBytes,
   claimClass,
+  claimReference,
   requestedBytes,
 } from '../../../api/storage/persistent-volumes.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim } from '../../../api/types/core-v1.generated.js';
@@ -133,14 +134,7 @@ export class LocalPathProvisioner implements RunnableController {
         storageClassName: storageClass.metadata?.name,
         volumeMode: 'Filesystem',
         ...(storageClass.mountOptions ? { mountOptions: storageClass.mountOptions } : {}),
-        claimRef: {
-          kind: 'PersistentVolumeClaim',
-          apiVersion: 'v1',
-          namespace,
-          name,
-          uid: claim.metadata?.uid,
-          resourceVersion: claim.metadata?.resourceVersion,
-        },
+        claimRef: claimReference(claim),
         hostPath: { path: localPathOf(volumeName), type: 'DirectoryOrCreate' },
         nodeAffinity: {
           required: {

@@ -12,6 +12,7 @@ import {
   ANN_SELECTED_NODE,
   ANN_STORAGE_PROVISIONER,
   claimClass,
+  claimReference,
   findMatchingVolume,
   isDelayBinding,
   isVolumeBoundToClaim,
@@ -41,6 +42,11 @@ export class PersistentVolumeController implements RunnableController {
   private readonly pods: Lister<Pod>;
   private readonly client: Client;
   private readonly recorder: EventRecorder;
+  /**
+   * Volumes a claim worker is binding, until the cache shows their claimRef: the other workers
+   * must not choose them meanwhile.
+   */
+  private readonly binding = new Set<string>();
 
   constructor(context: ControllerContext) {
     this.client = context.clientFor(SERVICE_ACCOUNT);
@@ -56,6 +62,8 @@ export class PersistentVolumeController implements RunnableController {
     this.claimController = new Controller({
       name: 'persistentvolume-claims',
       sync: (key) => this.syncClaim(key),
+      // Upstream's single claim worker makes bulk binding wait on one claim's writes at a time.
+      workers: 4,
       waitFor: [classes, pods],
     });
     this.volumeController = new Controller({
@@ -77,7 +85,10 @@ export class PersistentVolumeController implements RunnableController {
     // A volume's change may complete or undo its claim's binding.
     volumes.addEventHandler({
       onAdd: (volume) => this.enqueueClaimOf(volume),
-      onUpdate: (_old, volume) => this.enqueueClaimOf(volume),
+      onUpdate: (_old, volume) => {
+        if (volume.spec?.claimRef?.uid) this.binding.delete(volume.metadata?.name ?? '');
+        this.enqueueClaimOf(volume);
+      },
     });
   }
 
@@ -113,9 +124,18 @@ export class PersistentVolumeController implements RunnableController {
     const volumeName = claim.spec?.volumeName ?? '';
     if (volumeName === '') {
       const delay = isDelayBinding(claim, (name) => this.classes.get('', name));
-      const volume = findMatchingVolume(claim, this.volumes.list(), undefined, delay);
+      const volume = findMatchingVolume(claim, this.volumes.list(), undefined, delay, this.binding);
       if (volume) {
-        await this.bind(volume, claim);
+        const name = volume.metadata?.name ?? '';
+        // A volume pre-bound to this claim needs no reservation; any other must not be taken twice.
+        const reserve = !isVolumeBoundToClaim(volume, claim);
+        if (reserve) this.binding.add(name);
+        try {
+          await this.bind(volume, claim);
+        } catch (error) {
+          if (reserve) this.binding.delete(name);
+          throw error;
+        }
         return;
       }
       const className = claimClass(claim);
@@ -308,14 +328,7 @@ export class PersistentVolumeController implements RunnableController {
     const updated = structuredClone(volume);
     updated.spec = {
       ...updated.spec,
-      claimRef: {
-        kind: 'PersistentVolumeClaim',
-        apiVersion: 'v1',
-        namespace: claim.metadata?.namespace,
-        name: claim.metadata?.name,
-        uid: claim.metadata?.uid,
-        resourceVersion: claim.metadata?.resourceVersion,
-      },
+      claimRef: claimReference(claim),
     };
     if (setBoundByController) {
       updated.metadata = {

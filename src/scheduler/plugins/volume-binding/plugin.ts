@@ -11,6 +11,7 @@ import {
   ANN_BOUND_BY_CONTROLLER,
   ANN_SELECTED_NODE,
   claimClass,
+  claimReference,
   findMatchingVolume,
   isDelayBinding,
   isVolumeBoundToClaim,
@@ -220,14 +221,7 @@ export class VolumeBinding
           },
           spec: {
             ...volume.spec,
-            claimRef: {
-              kind: 'PersistentVolumeClaim',
-              apiVersion: 'v1',
-              namespace: claim.metadata?.namespace,
-              name: claim.metadata?.name,
-              uid: claim.metadata?.uid,
-              resourceVersion: claim.metadata?.resourceVersion,
-            },
+            claimRef: claimReference(claim),
           },
         }),
       );
