@@ -25,6 +25,18 @@ async function ok(args: string[], input?: string): Promise<string> {
 
 const apply = (manifest: object) => ok(['apply', '-f', '-'], JSON.stringify(manifest));
 
+function storageClass(name: string, provisioner: string, extra: Record<string, string> = {}) {
+  return { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner, ...extra };
+}
+
+/** Waits until `kubectl get <args>` answers NotFound. */
+async function gone(args: string[], timeoutMs: number): Promise<void> {
+  await eventually(async () => {
+    const result = await cluster.kubectl(['get', ...args]);
+    return result.exitCode !== 0 && result.stderr.includes('NotFound') ? true : undefined;
+  }, timeoutMs);
+}
+
 function pv(name: string, size: string, spec: Record<string, unknown> = {}) {
   return {
     apiVersion: 'v1',
@@ -126,19 +138,8 @@ describe('the PersistentVolume binder', () => {
   }, 60_000);
 
   it('waits for a consumer in a WaitForFirstConsumer class and hands Immediate ones to their provisioner', async () => {
-    await apply({
-      apiVersion: 'storage.k8s.io/v1',
-      kind: 'StorageClass',
-      metadata: { name: 'later' },
-      provisioner: 'example.com/disk',
-      volumeBindingMode: 'WaitForFirstConsumer',
-    });
-    await apply({
-      apiVersion: 'storage.k8s.io/v1',
-      kind: 'StorageClass',
-      metadata: { name: 'now' },
-      provisioner: 'example.com/disk',
-    });
+    await apply(storageClass('later', 'example.com/disk', { volumeBindingMode: 'WaitForFirstConsumer' }));
+    await apply(storageClass('now', 'example.com/disk'));
     await apply(pvc('later', '1Gi', { storageClassName: 'later' }));
     await apply(pvc('now', '1Gi', { storageClassName: 'now' }));
     await waitForEvent(
@@ -220,10 +221,7 @@ describe('the PersistentVolume binder', () => {
     expect(await jsonpath('pvc', 'wants-named', '{.metadata.deletionTimestamp}')).not.toBe('');
     expect(await ok(['get', 'pvc', 'wants-named', '-n', 'vol'])).toMatch(/^wants-named\s+Terminating\s+/m);
     await ok(['delete', 'pod', 'user', '-n', 'vol', '--grace-period=0', '--force']);
-    await eventually(async () => {
-      const result = await cluster.kubectl(['get', 'pvc', 'wants-named', '-n', 'vol']);
-      return result.exitCode !== 0 && result.stderr.includes('NotFound') ? true : undefined;
-    }, 30_000);
+    await gone(['pvc', 'wants-named', '-n', 'vol'], 30_000);
     // Its volume is released; deleting it now is no longer held back.
     await waitFor('pv', 'named', '{.status.phase}', 'Released', false);
     await ok(['delete', 'pv', 'named', '--wait=true', '--timeout=30s']);
@@ -310,13 +308,9 @@ describe("the scheduler's VolumeBinding plugin", () => {
   }, 60_000);
 
   it('binds a WaitForFirstConsumer claim to an Available volume on the chosen node', async () => {
-    await apply({
-      apiVersion: 'storage.k8s.io/v1',
-      kind: 'StorageClass',
-      metadata: { name: 'local' },
-      provisioner: 'kubernetes.io/no-provisioner',
-      volumeBindingMode: 'WaitForFirstConsumer',
-    });
+    await apply(
+      storageClass('local', 'kubernetes.io/no-provisioner', { volumeBindingMode: 'WaitForFirstConsumer' }),
+    );
     await apply(pinned('local-a', NODE_A, 'local'));
     await apply(pvc('local-claim', '1Gi', { storageClassName: 'local' }));
     await waitForEvent(
@@ -438,21 +432,16 @@ describe('the default StorageClass and the local-path provisioner', () => {
     }, 60_000);
     const volumeName = await jsonpath('pvc', 'data-db-1', '{.spec.volumeName}');
     await ok(['delete', 'pvc', 'data-db-1', '-n', 'vol', '--wait=true', '--timeout=30s']);
-    await eventually(async () => {
-      const result = await cluster.kubectl(['get', 'pv', volumeName]);
-      return result.exitCode !== 0 && result.stderr.includes('NotFound') ? true : undefined;
-    }, 30_000);
+    await gone(['pv', volumeName], 30_000);
   }, 120_000);
 
   it('provisions an Immediate claim on a node it picks, and keeps a Retain volume Released', async () => {
-    await apply({
-      apiVersion: 'storage.k8s.io/v1',
-      kind: 'StorageClass',
-      metadata: { name: 'kept' },
-      provisioner: 'tkube.dev/local-path',
-      reclaimPolicy: 'Retain',
-      volumeBindingMode: 'Immediate',
-    });
+    await apply(
+      storageClass('kept', 'tkube.dev/local-path', {
+        reclaimPolicy: 'Retain',
+        volumeBindingMode: 'Immediate',
+      }),
+    );
     await apply(pvc('kept-claim', '1Gi', { storageClassName: 'kept' }));
     await waitFor('pvc', 'kept-claim', '{.status.phase}', 'Bound');
     const volumeName = await jsonpath('pvc', 'kept-claim', '{.spec.volumeName}');
@@ -515,10 +504,7 @@ describe('generic ephemeral volumes', () => {
     expect(await jsonpath('pvc', 'scratcher-scratch', '{.metadata.labels.kind}')).toBe('scratch');
     expect(await jsonpath('pvc', 'scratcher-scratch', '{.spec.storageClassName}')).toBe('standard');
     await ok(['delete', 'pod', 'scratcher', '-n', 'vol', '--grace-period=0', '--force']);
-    await eventually(async () => {
-      const result = await cluster.kubectl(['get', 'pvc', 'scratcher-scratch', '-n', 'vol']);
-      return result.exitCode !== 0 && result.stderr.includes('NotFound') ? true : undefined;
-    }, 60_000);
+    await gone(['pvc', 'scratcher-scratch', '-n', 'vol'], 60_000);
   }, 120_000);
 
   it('never takes over a claim of that name the pod does not own', async () => {
