@@ -6,13 +6,12 @@
 // whose pods exit 0 at once, until it is Complete (completions/s, CPU). Prints a table, then one
 // JSON line.
 // BENCH_CPU_PROF=DIR writes the control plane's V8 CPU profile into DIR when it exits.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Pod } from '../../src/api/types/core-v1.generated.js';
-import { sleep } from '../../src/client/informers/index.js';
 import {
   CONFIG_MAPS,
   DEPLOYMENTS,
@@ -30,17 +29,15 @@ import { httpsClient } from '../../src/client/transports.js';
 import type { ApiObject, Client, ResourceRef } from '../../src/client/types.js';
 import { builtinControlPlaneCommand } from '../../src/cluster/controlplane-process.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
+import { cpuSeconds, createNamespace, pool, until } from './fake-cluster.js';
 import { printTable } from './report.js';
 
 const FAKE_NODES = 100;
 const REPLICAS = 1000;
 const CREATE_CONCURRENCY = 16;
-const POLL_MS = 50;
-const TIMEOUT_MS = 10 * 60_000;
 /** The control plane as `tkube up` starts it (the bundle, with its V8 flags). */
 const controlPlane = builtinControlPlaneCommand();
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-controllers-'));
-const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /** What the namespace holds (5,000 objects in all); services add their Endpoints and slices. */
 const NAMESPACE_CONTENT: readonly { ref: ResourceRef; count: number; make: (name: string) => ApiObject }[] = [
@@ -112,35 +109,6 @@ function startControlPlane(): Promise<{ child: ChildProcess; port: number; ready
   });
 }
 
-/** User plus system CPU time the process has used so far, in seconds. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces) start at field 3 (state).
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + TIMEOUT_MS;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(POLL_MS);
-  }
-}
-
-/** A namespace whose default ServiceAccount exists, so pods may be created in it. */
-async function createNamespace(client: Client, name: string): Promise<void> {
-  await client.resource(NAMESPACES).create({ metadata: { name } });
-  await until(`the default ServiceAccount of ${name}`, () =>
-    client
-      .resource(SERVICE_ACCOUNTS)
-      .get(name, 'default')
-      .catch(() => undefined),
-  );
-}
-
 /**
  * Watches the namespace's pods from now on and resolves once `count` of them are Running (and
  * not being deleted). Start it before creating the pods.
@@ -172,20 +140,6 @@ async function podsRunning(client: Client, namespace: string, count: number): Pr
       abort.abort();
     }
   };
-}
-
-/** Runs `task` for 0..total-1, `concurrency` at a time. */
-async function pool(
-  total: number,
-  concurrency: number,
-  task: (i: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) await task(next++);
-    }),
-  );
 }
 
 async function deploymentToRunning(client: Client, pid: number) {

@@ -3,15 +3,16 @@
 // programs the node's service rules (the proxy) and serves cluster DNS on the node's address.
 import { setMaxListeners } from 'node:events';
 import { mkdir, readFile } from 'node:fs/promises';
-import type { Node } from '../api/types/core-v1.generated.js';
+import type { Node, PersistentVolume } from '../api/types/core-v1.generated.js';
 import { SharedInformerFactory } from '../client/informers/index.js';
-import { NODES } from '../client/resources.js';
+import { NODES, PVS } from '../client/resources.js';
 import { httpsClient } from '../client/transports.js';
 import { readAgentConfig } from './config.js';
 import { ClusterDns } from './dns/cluster-dns.js';
 import { clusterNameOfNode, Kubelet, parseResolvConf } from './kubelet/index.js';
 import { startKubeletServer } from './kubelet/server/index.js';
 import { nodeSpeaker } from './loadbalancer/index.js';
+import { LocalPathCleaner } from './local-path/cleaner.js';
 import { writeCniConfig } from './network/cni-config.js';
 import { runCommand } from './network/host-commands.js';
 import { PodNetwork } from './network/pod-network.js';
@@ -139,6 +140,11 @@ async function main(): Promise<void> {
     console.error(`agent: no load balancer announcements from this node: ${String(error)}`);
     return undefined;
   });
+  // Local-path volumes of this node: their directories go with their PersistentVolumes.
+  new LocalPathCleaner({ nodeName: config.nodeName }).watch(
+    informers.informerFor<PersistentVolume>(PVS),
+    abort.signal,
+  );
   new NodeLease(client, () => registered!, config.nodeName).start(abort.signal);
   status.start(abort.signal);
   informers.start(abort.signal);

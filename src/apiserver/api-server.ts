@@ -23,6 +23,7 @@ import { priorityAdmission } from './admission/plugins/priority.js';
 import { QuotaNamespaces, resourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { runtimeClassAdmission } from './admission/plugins/runtime-class.js';
 import { serviceAccountAdmission } from './admission/plugins/service-account.js';
+import { storageObjectInUseProtectionAdmission } from './admission/plugins/storage-object-in-use-protection.js';
 import { taintNodesByConditionAdmission } from './admission/plugins/taint-nodes-by-condition.js';
 import { validatingAdmissionPolicy } from './admission/validating-admission-policy/index.js';
 import { type AdmissionWebhookWiring, admissionWebhooks } from './admission/webhook/index.js';
@@ -310,6 +311,7 @@ export class ApiServer {
       priorityAdmission(priorityClasses),
       defaultTolerationSecondsAdmission,
       defaultStorageClassAdmission(this.resourceStore('storage.k8s.io', 'v1', 'storageclasses')!),
+      storageObjectInUseProtectionAdmission,
       runtimeClassAdmission(this.resourceStore('node.k8s.io', 'v1', 'runtimeclasses')!),
       limitRangerAdmission(limitRanges),
       podSecurityAdmission(namespaceObjects, core('pods')),

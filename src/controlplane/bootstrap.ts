@@ -6,6 +6,11 @@ import {
   CLUSTER_DNS_SERVICE,
 } from '../api/cluster-dns.js';
 import type { KubeObject } from '../api/object.js';
+import {
+  ANN_DEFAULT_STORAGE_CLASS,
+  DEFAULT_STORAGE_CLASS,
+  LOCAL_PATH_PROVISIONER,
+} from '../api/storage/local-path.js';
 import { SYSTEM_PRIORITY_CLASSES } from '../apiserver/admission/plugins/priority.js';
 import type { ApiServer } from '../apiserver/api-server.js';
 import {
@@ -94,6 +99,25 @@ export async function bootstrapCluster(api: ApiServer, securePort: number): Prom
     () => services.get(CLUSTER_DNS_NAMESPACE, CLUSTER_DNS_SERVICE),
     () => services.create(CLUSTER_DNS_NAMESPACE, clusterDnsService()),
   );
+  // Recreated when missing at start-up; edits stay.
+  const storageClasses = api.resourceStore('storage.k8s.io', 'v1', 'storageclasses')!;
+  await ensure(
+    () => storageClasses.get('', DEFAULT_STORAGE_CLASS),
+    () => storageClasses.create('', defaultStorageClass()),
+  );
+}
+
+/** `standard`, as kind's: the default class, served by the built-in local-path provisioner. */
+function defaultStorageClass(): KubeObject {
+  return {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: DEFAULT_STORAGE_CLASS, annotations: { [ANN_DEFAULT_STORAGE_CLASS]: 'true' } },
+    provisioner: LOCAL_PATH_PROVISIONER,
+    reclaimPolicy: 'Delete',
+    volumeBindingMode: 'WaitForFirstConsumer',
+    allowVolumeExpansion: true,
+  };
 }
 
 /**

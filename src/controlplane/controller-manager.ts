@@ -41,6 +41,11 @@ import { serviceAccountTokenController } from '../controllers/serviceaccount-tok
 import { statefulSetController } from '../controllers/statefulset/statefulset-controller.js';
 import { taintEvictionController } from '../controllers/tainteviction/taint-eviction-controller.js';
 import { ttlAfterFinishedController } from '../controllers/ttlafterfinished/ttl-after-finished-controller.js';
+import { ephemeralVolumeController } from '../controllers/volume/ephemeral/ephemeral-controller.js';
+import { localPathProvisionerController } from '../controllers/volume/local-path/local-path-provisioner.js';
+import { persistentVolumeBinderController } from '../controllers/volume/persistentvolume/pv-controller.js';
+import { pvcProtectionController } from '../controllers/volume/pvcprotection/pvc-protection-controller.js';
+import { pvProtectionController } from '../controllers/volume/pvprotection/pv-protection-controller.js';
 import { controllerIdentity, type LoopbackClients } from './loopback.js';
 
 /** The manager's own identity (its client certificate's subject in kubeadm clusters): informers read as it. */
@@ -79,6 +84,11 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   csrCleanerController,
   clusterDnsController,
   serviceLoadBalancerController,
+  persistentVolumeBinderController,
+  pvcProtectionController,
+  pvProtectionController,
+  localPathProvisionerController,
+  ephemeralVolumeController,
 ];
 
 export class ControllerManager {

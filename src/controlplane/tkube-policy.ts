@@ -29,7 +29,8 @@ const READ = ['get', 'list', 'watch'];
 const ROLES: readonly { name: string; rules: Rule[]; subject: Subject }[] = [
   {
     name: 'tkube:pod-network',
-    rules: [{ apiGroups: [''], resources: ['nodes'], verbs: READ }],
+    // Nodes for routes; PersistentVolumes for the local-path directories each agent removes.
+    rules: [{ apiGroups: [''], resources: ['nodes', 'persistentvolumes'], verbs: READ }],
     subject: { kind: 'User', name: POD_NETWORK_USER },
   },
   {

@@ -1,10 +1,16 @@
-// SchedulerEffects through the API: binding via pods/binding, FailedScheduling / Scheduled /
+// SchedulerEffects through the API: binding via pods/binding, VolumeBinding's volume and claim updates, FailedScheduling / Scheduled /
 // Preempted events, the PodScheduled condition and nominatedNodeName via the status subresource,
 // and preemption's DisruptionTarget condition and deletion of victims.
-import type { Binding, Pod, PodCondition } from '../api/types/core-v1.generated.js';
+import type {
+  Binding,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  PodCondition,
+} from '../api/types/core-v1.generated.js';
 import type { EventRecorder } from '../client/events/index.js';
 import { isNotFoundError } from '../client/informers/index.js';
-import { PODS } from '../client/resources.js';
+import { PODS, PVCS, PVS } from '../client/resources.js';
 import type { Client, ResourceClient } from '../client/types.js';
 import { disruptionTargetCondition, preemptedEvent } from './failure.js';
 import type { SchedulerEffects } from './scheduler.js';
@@ -49,6 +55,9 @@ export function clientEffects(options: ClientEffectsOptions): SchedulerEffects {
     }
   };
   return {
+    updatePersistentVolume: (volume) => options.client.resource<PersistentVolume>(PVS).update(volume),
+    updatePersistentVolumeClaim: (claim) =>
+      options.client.resource<PersistentVolumeClaim>(PVCS).update(claim),
     bind: async ({ namespace, name, uid, nodeName }) => {
       const binding: Binding = {
         apiVersion: 'v1',

@@ -1,14 +1,23 @@
 // Objects other than pods and nodes that plugins consult: namespaces (their labels, for affinity
 // namespaceSelectors), PodDisruptionBudgets (preemption), and the services / ReplicaSets /
 // StatefulSets / ReplicationControllers that select a pod (the selector of the default topology
-// spread constraints). Kept current by the scheduler's event inputs.
+// spread constraints), and the claims, volumes and classes VolumeBinding reads. Kept current by
+// the scheduler's event inputs.
 
 import type { ReplicaSet, StatefulSet } from '../api/types/apps-v1.generated.js';
-import type { Namespace, Pod, ReplicationController, Service } from '../api/types/core-v1.generated.js';
+import type {
+  Namespace,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  ReplicationController,
+  Service,
+} from '../api/types/core-v1.generated.js';
 import type { PodDisruptionBudget } from '../api/types/policy-v1.generated.js';
+import type { StorageClass } from '../api/types/storage-v1.generated.js';
 import type { ApiObject } from '../client/types.js';
 
-class ObjectsByKey<T extends ApiObject> {
+export class ObjectsByKey<T extends ApiObject> {
   private readonly items = new Map<string, T>();
   /** Increases with every change (keys results derived from these objects). */
   generation = 0;
@@ -47,6 +56,9 @@ export class ClusterObjects {
   readonly replicaSets = new ObjectsByKey<ReplicaSet>();
   readonly statefulSets = new ObjectsByKey<StatefulSet>();
   readonly replicationControllers = new ObjectsByKey<ReplicationController>();
+  readonly persistentVolumeClaims = new ObjectsByKey<PersistentVolumeClaim>();
+  readonly persistentVolumes = new ObjectsByKey<PersistentVolume>();
+  readonly storageClasses = new ObjectsByKey<StorageClass>();
 
   /** The labels of a namespace; undefined when unknown. */
   namespaceLabels(name: string): Readonly<Record<string, string>> | undefined {

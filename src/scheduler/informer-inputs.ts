@@ -1,18 +1,30 @@
 // Feeds a Scheduler from shared informers: pods and nodes, plus the namespaces, PDBs, services
-// and workload controllers plugins consult. Returns the informers so the caller can wait for them.
+// and workload controllers plugins consult, and the claims, volumes and classes of VolumeBinding. Returns the informers so the caller can wait for them.
 import type { ReplicaSet, StatefulSet } from '../api/types/apps-v1.generated.js';
-import type { Namespace, Node, Pod, ReplicationController, Service } from '../api/types/core-v1.generated.js';
+import type {
+  Namespace,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  ReplicationController,
+  Service,
+} from '../api/types/core-v1.generated.js';
 import type { PodDisruptionBudget } from '../api/types/policy-v1.generated.js';
+import type { StorageClass } from '../api/types/storage-v1.generated.js';
 import { objectOf, type SharedInformer, type SharedInformerFactory } from '../client/informers/index.js';
 import {
   NAMESPACES,
   NODES,
   PDBS,
   PODS,
+  PVCS,
+  PVS,
   REPLICA_SETS,
   REPLICATION_CONTROLLERS,
   SERVICES,
   STATEFUL_SETS,
+  STORAGE_CLASSES,
 } from '../client/resources.js';
 import type { ApiObject } from '../client/types.js';
 import type { Scheduler } from './scheduler.js';
@@ -77,6 +89,21 @@ export function connectInformers(
       informers.informerFor<ReplicationController>(REPLICATION_CONTROLLERS),
       (object) => scheduler.onReplicationControllerUpsert(object),
       (object) => scheduler.onReplicationControllerDelete(object),
+    ),
+    watch(
+      informers.informerFor<PersistentVolumeClaim>(PVCS),
+      (object) => scheduler.onStorageObjectUpsert('PersistentVolumeClaim', object),
+      (object) => scheduler.onStorageObjectDelete('PersistentVolumeClaim', object),
+    ),
+    watch(
+      informers.informerFor<PersistentVolume>(PVS),
+      (object) => scheduler.onStorageObjectUpsert('PersistentVolume', object),
+      (object) => scheduler.onStorageObjectDelete('PersistentVolume', object),
+    ),
+    watch(
+      informers.informerFor<StorageClass>(STORAGE_CLASSES),
+      (object) => scheduler.onStorageObjectUpsert('StorageClass', object),
+      (object) => scheduler.onStorageObjectDelete('StorageClass', object),
     ),
   ] as SharedInformer<ApiObject>[];
   return [pods, nodes, ...others] as SharedInformer<ApiObject>[];

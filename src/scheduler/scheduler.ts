@@ -5,11 +5,12 @@
 import type { ReplicaSet, StatefulSet } from '../api/types/apps-v1.generated.js';
 import type { Namespace, Node, Pod, ReplicationController, Service } from '../api/types/core-v1.generated.js';
 import type { PodDisruptionBudget } from '../api/types/policy-v1.generated.js';
+import type { ApiObject } from '../client/types.js';
 import { SchedulingAlgorithm, SchedulingError } from './algorithm.js';
 import { SchedulerCache } from './cache/cache.js';
 import { PodInfo, podKey } from './cache/pod-info.js';
 import { Snapshot } from './cache/snapshot.js';
-import { ClusterObjects } from './cluster-objects.js';
+import { ClusterObjects, type ObjectsByKey } from './cluster-objects.js';
 import {
   failedSchedulingEvent,
   podScheduledCondition,
@@ -38,10 +39,14 @@ import type { Binder } from './plugins/default-binder.js';
 import type { PreemptionExecutor } from './plugins/default-preemption/plugin.js';
 import { priorityLess } from './plugins/priority-sort.js';
 import { DEFAULT_SCHEDULER_NAME, defaultProfile } from './plugins/registry.js';
+import type { VolumeApi } from './plugins/volume-binding/plugin.js';
 import { SchedulingQueue } from './queue/scheduling-queue.js';
 
 /** What the scheduler does to the cluster. `bind` is required; the rest is optional reporting. */
-export interface SchedulerEffects extends Binder, Partial<PreemptionExecutor> {
+/** The objects VolumeBinding watches, as cluster events name them. */
+export type StorageObjectKind = 'PersistentVolumeClaim' | 'PersistentVolume' | 'StorageClass';
+
+export interface SchedulerEffects extends Binder, Partial<PreemptionExecutor>, Partial<VolumeApi> {
   /** Posts the FailedScheduling event and patches PodScheduled=False (and nominatedNodeName). */
   reportFailure?(failure: SchedulingFailure): void | Promise<void>;
   /** Records an event about a pod (Scheduled, or FailedScheduling for a pod being deleted). */
@@ -114,6 +119,7 @@ export class Scheduler {
         binder: effects,
         percentageOfNodesToScore: options.percentageOfNodesToScore,
         preemption: { executor, now: this.now },
+        volumes: effects,
       }),
     ];
     let first: Framework | undefined;
@@ -260,6 +266,28 @@ export class Scheduler {
 
   onPodDisruptionBudgetDelete(pdb: PodDisruptionBudget): void {
     this.objects.podDisruptionBudgets.remove(pdb);
+  }
+
+  /** A claim, volume or class changed: VolumeBinding's rejections may no longer hold. */
+  onStorageObjectUpsert(kind: StorageObjectKind, object: ApiObject): void {
+    const store = this.storageStore(kind);
+    const existed = store.get(object.metadata?.namespace ?? '', object.metadata?.name ?? '') !== undefined;
+    store.upsert(object);
+    this.queue.moveAllToActiveOrBackoffQueue(
+      { resource: kind, actionType: existed ? ActionType.UpdateOther : ActionType.Add },
+      undefined,
+      object,
+    );
+  }
+
+  onStorageObjectDelete(kind: StorageObjectKind, object: ApiObject): void {
+    this.storageStore(kind).remove(object);
+  }
+
+  private storageStore(kind: StorageObjectKind): ObjectsByKey<ApiObject> {
+    if (kind === 'PersistentVolumeClaim') return this.objects.persistentVolumeClaims;
+    if (kind === 'PersistentVolume') return this.objects.persistentVolumes;
+    return this.objects.storageClasses;
   }
 
   onServiceUpsert(service: Service): void {

@@ -52,6 +52,9 @@ export type EventResource =
   | 'Namespace'
   | 'PodDisruptionBudget'
   | 'Service'
+  | 'PersistentVolumeClaim'
+  | 'PersistentVolume'
+  | 'StorageClass'
   | '*';
 
 export interface ClusterEvent {

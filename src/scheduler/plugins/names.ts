@@ -14,4 +14,5 @@ export const PluginNames = {
   NodeResourcesBalancedAllocation: 'NodeResourcesBalancedAllocation',
   ImageLocality: 'ImageLocality',
   DefaultBinder: 'DefaultBinder',
+  VolumeBinding: 'VolumeBinding',
 } as const;

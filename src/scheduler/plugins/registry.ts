@@ -1,7 +1,7 @@
 // The default profile: kube-scheduler 1.33's default plugins, in its order, with its score weights
 // (TaintToleration 3, NodeAffinity 2, PodTopologySpread 2, InterPodAffinity 2, NodeResourcesFit 1,
-// BalancedAllocation 1, ImageLocality 1). Volume plugins (VolumeBinding, VolumeRestrictions,
-// VolumeZone, NodeVolumeLimits) are not here yet: tkube has no volume scheduling so far.
+// BalancedAllocation 1, ImageLocality 1). Of the volume plugins only VolumeBinding is here
+// (VolumeRestrictions, VolumeZone and NodeVolumeLimits concern cloud and CSI volumes tkube has not).
 import type { PluginEntry, ProfileConfig } from '../framework/framework.js';
 import { BalancedAllocation } from './balanced-allocation.js';
 import { type Binder, DefaultBinder } from './default-binder.js';
@@ -17,6 +17,7 @@ import { PodTopologySpread, type PodTopologySpreadArgs } from './pod-topology-sp
 import { PrioritySort } from './priority-sort.js';
 import { SchedulingGates } from './scheduling-gates.js';
 import { TaintToleration } from './taint-toleration.js';
+import { type VolumeApi, VolumeBinding } from './volume-binding/plugin.js';
 
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 
@@ -28,6 +29,8 @@ export interface DefaultProfileOptions {
   readonly nodeResourcesFit?: NodeResourcesFitArgs;
   readonly podTopologySpread?: PodTopologySpreadArgs;
   readonly interPodAffinity?: InterPodAffinityArgs;
+  /** Where VolumeBinding writes volume bindings and selected nodes. */
+  readonly volumes?: Partial<VolumeApi>;
 }
 
 export function defaultPlugins(options: DefaultProfileOptions): PluginEntry[] {
@@ -40,6 +43,7 @@ export function defaultPlugins(options: DefaultProfileOptions): PluginEntry[] {
     { create: () => new NodeAffinity(), weight: 2 },
     { create: () => new NodePorts() },
     { create: (handle) => new NodeResourcesFit(handle, options.nodeResourcesFit), weight: 1 },
+    { create: (handle) => new VolumeBinding(handle, volumeApi(options.volumes)) },
     { create: (handle) => new PodTopologySpread(handle, options.podTopologySpread), weight: 2 },
     { create: (handle) => new InterPodAffinity(handle, options.interPodAffinity), weight: 2 },
     { create: (handle) => new DefaultPreemption(handle, options.preemption) },
@@ -54,5 +58,14 @@ export function defaultProfile(options: DefaultProfileOptions): ProfileConfig {
     schedulerName: options.schedulerName ?? DEFAULT_SCHEDULER_NAME,
     plugins: defaultPlugins(options),
     percentageOfNodesToScore: options.percentageOfNodesToScore,
+  };
+}
+
+function volumeApi(api: Partial<VolumeApi> | undefined): VolumeApi | undefined {
+  const { updatePersistentVolume, updatePersistentVolumeClaim } = api ?? {};
+  if (!updatePersistentVolume || !updatePersistentVolumeClaim) return undefined;
+  return {
+    updatePersistentVolume: (volume) => updatePersistentVolume.call(api, volume),
+    updatePersistentVolumeClaim: (claim) => updatePersistentVolumeClaim.call(api, claim),
   };
 }

@@ -473,6 +473,11 @@ describe('the graph follows the store', () => {
     await t.synced();
     expect(t.decide(a, 'GET', '/api/v1/persistentvolumes/pv-other').decision).toBe('allow');
     await volumes.delete('', 'pv-other', { gracePeriodSeconds: 0 });
+    // Admission gave the volume kubernetes.io/pv-protection: lift it as the pv-protection controller would.
+    await volumes.guaranteedUpdate('', 'pv-other', (current) => ({
+      ...current,
+      metadata: { ...current.metadata, finalizers: [] },
+    }));
     await t.synced();
     expect(t.decide(a, 'GET', '/api/v1/persistentvolumes/pv-other').decision).toBe('noOpinion');
   });

@@ -9,6 +9,7 @@ import type { Client } from '../../../client/types.js';
 import { EnvironmentError, makeEnvironmentVariables } from '../env/container-env.js';
 import { ApiObjects } from './api-objects.js';
 import { type Payload, writeAtomically } from './atomic-writer.js';
+import { ClaimProcessingError, setUpClaimVolume } from './claims.js';
 import { errorText, mountFailure, VolumeSetUpError } from './errors.js';
 import { checkHostPathType } from './host-path.js';
 import { type Mounter, systemMounter } from './mounter.js';
@@ -59,6 +60,8 @@ interface PreparedVolume {
   readonly path: string;
   /** configMap, secret, downwardAPI and projected volumes are always mounted read-only. */
   readonly apiData: boolean;
+  /** A claim's `readOnly`: every mount of the volume is read-only. */
+  readonly readOnly?: boolean;
 }
 
 const PROPAGATION: Readonly<Record<string, ContainerMount['propagation']>> = {
@@ -210,14 +213,18 @@ export class KubeletVolumeManager implements VolumeManager {
     await mkdir(volumesDir, { recursive: true, mode: 0o750 });
     const prepared = new Map<string, PreparedVolume>();
     let firstFailure: VolumeSetUpError | undefined;
+    const unprocessed: ClaimProcessingError[] = [];
     for (const volume of pod.spec?.volumes ?? []) {
       try {
         prepared.set(volume.name, await this.setUpVolume(pod, volume, volumesDir));
       } catch (error) {
-        firstFailure ??=
-          error instanceof VolumeSetUpError ? error : mountFailure(volume.name, errorText(error));
+        if (error instanceof ClaimProcessingError) unprocessed.push(error);
+        else
+          firstFailure ??=
+            error instanceof VolumeSetUpError ? error : mountFailure(volume.name, errorText(error));
       }
     }
+    if (unprocessed.length > 0) throw claimsFailure(unprocessed);
     if (firstFailure) throw firstFailure;
     const mounts = new Map<string, ContainerMount[]>();
     const spec = pod.spec ?? { containers: [] };
@@ -249,7 +256,7 @@ export class KubeletVolumeManager implements VolumeManager {
         subPath = expandSubPathExpr(mount.subPathExpr, env, container.name);
       }
       if (subPath !== '') hostPath = await resolveSubPath(volume.path, subPath, mount.name, container.name);
-      mounts.push(toContainerMount(mount, hostPath, volume.apiData));
+      mounts.push(toContainerMount(mount, hostPath, volume.apiData || volume.readOnly === true));
     }
     return mounts;
   }
@@ -270,6 +277,10 @@ export class KubeletVolumeManager implements VolumeManager {
   }
 
   private async setUpVolume(pod: Pod, volume: Volume, volumesDir: string): Promise<PreparedVolume> {
+    if (volume.persistentVolumeClaim || volume.ephemeral) {
+      const claimed = await setUpClaimVolume(this.options.client, pod, volume);
+      return { path: claimed.path, apiData: false, readOnly: claimed.readOnly };
+    }
     if (volume.hostPath) {
       await checkHostPathType(volume.hostPath.path, volume.hostPath.type);
       return { path: volume.hostPath.path, apiData: false };
@@ -373,6 +384,18 @@ export class KubeletVolumeManager implements VolumeManager {
 async function openToAll(dir: string): Promise<void> {
   const info = await stat(dir);
   if ((info.mode & 0o777) !== 0o777) await chmod(dir, (info.mode & 0o7000) | 0o777);
+}
+
+/**
+ * WaitForAttachAndMount's error once the populator failed on claims, as the pod worker reports it:
+ * those volumes are unmounted and unprocessed; the first claim's reason follows.
+ */
+function claimsFailure(errors: readonly ClaimProcessingError[]): VolumeSetUpError {
+  const names = errors.map((error) => error.volumeName).sort();
+  return new VolumeSetUpError(
+    'FailedMount',
+    `Unable to attach or mount volumes: unmounted volumes=[${names.join(' ')}], unattached volumes=[], failed to process volumes=[${names.join(' ')}]: ${errors.map((error) => error.message).join('; ')}`,
+  );
 }
 
 function toContainerMount(mount: VolumeMount, hostPath: string, apiData: boolean): ContainerMount {
