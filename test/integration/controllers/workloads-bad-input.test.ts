@@ -179,6 +179,20 @@ describe('workload bad input', () => {
     expect(result.stderr.trim()).toBe(message);
   });
 
+  it('refuses field selectors on fields the kind does not offer, in its words', async () => {
+    const jobs = await cluster.kubectl(['get', 'jobs', '--field-selector', 'status.active=1']);
+    expect(jobs.stderr.trim()).toBe(
+      'Error from server (BadRequest): Unable to find "batch/v1, Resource=jobs" that match label selector "", field selector "status.active=1": field label "status.active" not supported for Job',
+    );
+    expect((await ok(['get', 'jobs', '--field-selector', 'status.successful=0', '-o', 'name'])).trim()).toBe(
+      '',
+    );
+    const sets = await cluster.kubectl(['get', 'statefulsets', '--field-selector', 'spec.replicas=1']);
+    expect(sets.stderr.trim()).toBe(
+      'Error from server (BadRequest): Unable to find "apps/v1, Resource=statefulsets" that match label selector "", field selector "spec.replicas=1": field label not supported: spec.replicas',
+    );
+  });
+
   it('keeps the controllers working beside a CronJob whose schedule never fires', async () => {
     // February 30th parses but never comes: upstream's cron finds no next time.
     await ok(['create', '-f', '-'], cronJob('schedule: "0 0 30 2 *"'));
