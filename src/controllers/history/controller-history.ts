@@ -52,7 +52,19 @@ export function controllerRevisionName(prefix: string, hash: string): string {
  * spec.template marked `$patch: replace`, so `kubectl rollout undo` swaps the template whole.
  */
 export function templatePatch(template: unknown): Record<string, unknown> {
-  return { spec: { template: { ...goMarshalledTemplate(template), $patch: 'replace' } } };
+  // Keys in Go's map order (sorted): clients compare the stored bytes (RawExtension) with theirs.
+  return sortedKeys({
+    spec: { template: { ...goMarshalledTemplate(template), $patch: 'replace' } },
+  }) as Record<string, unknown>;
+}
+
+/** A copy whose objects list their keys sorted, so JSON.stringify writes them as Go writes a map. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isObject(value)) return value;
+  const sorted: JsonObject = {};
+  for (const key of Object.keys(value).sort()) sorted[key] = sortedKeys(value[key]);
+  return sorted;
 }
 
 type JsonObject = Record<string, unknown>;
