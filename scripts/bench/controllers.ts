@@ -3,8 +3,10 @@
 // (a) a Deployment of 1,000 replicas until every pod is Running, with the control plane's CPU
 // time over that span (from /proc/<pid>/stat); (b) a namespace holding 5,000 mixed objects
 // deleted until GET namespace answers 404; (c) a Job of 1,000 completions with parallelism 100
-// whose pods exit 0 at once, until it is Complete (completions/s, CPU). Prints a table, then one
-// JSON line.
+// whose pods exit 0 at once, until it is Complete (completions/s, CPU); (d) a StatefulSet of 100
+// replicas (podManagementPolicy Parallel) until all are Ready; then, on a second control plane
+// with 1,000 fake nodes, (e) a DaemonSet until a pod is available on every node. Prints a table,
+// then one JSON line.
 // BENCH_CPU_PROF=DIR writes the control plane's V8 CPU profile into DIR when it exits.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,15 +16,18 @@ import { performance } from 'node:perf_hooks';
 import type { Pod } from '../../src/api/types/core-v1.generated.js';
 import {
   CONFIG_MAPS,
+  DAEMON_SETS,
   DEPLOYMENTS,
   JOBS,
   NAMESPACES,
+  NODES,
   PODS,
   ROLE_BINDINGS,
   ROLES,
   SECRETS,
   SERVICE_ACCOUNTS,
   SERVICES,
+  STATEFUL_SETS,
 } from '../../src/client/resources.js';
 import { isNotFound } from '../../src/client/rest/index.js';
 import { httpsClient } from '../../src/client/transports.js';
@@ -33,11 +38,13 @@ import { cpuSeconds, createNamespace, pool, until } from './fake-cluster.js';
 import { printTable } from './report.js';
 
 const FAKE_NODES = 100;
+/** Nodes of the second control plane, for the DaemonSet. */
+const DAEMON_FAKE_NODES = 1000;
 const REPLICAS = 1000;
 const CREATE_CONCURRENCY = 16;
 /** The control plane as `tkube up` starts it (the bundle, with its V8 flags). */
 const controlPlane = builtinControlPlaneCommand();
-const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-controllers-'));
+const dirs: string[] = [];
 
 /** What the namespace holds (5,000 objects in all); services add their Endpoints and slices. */
 const NAMESPACE_CONTENT: readonly { ref: ResourceRef; count: number; make: (name: string) => ApiObject }[] = [
@@ -80,7 +87,33 @@ function podSpec() {
   };
 }
 
-function startControlPlane(): Promise<{ child: ChildProcess; port: number; readyMs: number }> {
+interface BenchControlPlane {
+  child: ChildProcess;
+  port: number;
+  readyMs: number;
+  client: Client;
+}
+
+/** A control plane with `fakeNodes` on a state directory of its own, and an admin client. */
+async function startBenchControlPlane(fakeNodes: number): Promise<BenchControlPlane> {
+  const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-controllers-'));
+  dirs.push(dir);
+  const pki = await ensureClusterPki(join(dir, 'pki'));
+  const started = await startControlPlane(dir, fakeNodes);
+  const client = httpsClient({
+    server: `https://127.0.0.1:${started.port}`,
+    ca: pki.ca.certificatePem,
+    cert: pki.admin.certificatePem,
+    key: pki.admin.privateKeyPem,
+    component: 'bench-controllers',
+  });
+  return { ...started, client };
+}
+
+function startControlPlane(
+  dir: string,
+  fakeNodes: number,
+): Promise<{ child: ChildProcess; port: number; readyMs: number }> {
   const profileDir = process.env.BENCH_CPU_PROF;
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir)] : [];
   return new Promise((resolvePort, reject) => {
@@ -95,7 +128,7 @@ function startControlPlane(): Promise<{ child: ChildProcess; port: number; ready
         '--api-port',
         '0',
         '--fake-nodes',
-        String(FAKE_NODES),
+        String(fakeNodes),
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
@@ -108,6 +141,8 @@ function startControlPlane(): Promise<{ child: ChildProcess; port: number; ready
     child.on('exit', (code) => reject(new Error(`control plane exited (${code}): ${output}`)));
   });
 }
+
+/** User plus system CPU time the process has used so far, in seconds. */
 
 /**
  * Watches the namespace's pods from now on and resolves once `count` of them are Running (and
@@ -141,6 +176,8 @@ async function podsRunning(client: Client, namespace: string, count: number): Pr
     }
   };
 }
+
+/** Runs `task` for 0..total-1, `concurrency` at a time. */
 
 async function deploymentToRunning(client: Client, pid: number) {
   const namespace = 'bench-deploy';
@@ -238,24 +275,106 @@ async function jobToComplete(client: Client, pid: number) {
   return { completeMs: performance.now() - started, cpu: cpuSeconds(pid) - cpuBefore };
 }
 
-let child: ChildProcess | undefined;
-try {
-  const pki = await ensureClusterPki(join(dir, 'pki'));
-  const started = await startControlPlane();
-  child = started.child;
-  const client = httpsClient({
-    server: `https://127.0.0.1:${started.port}`,
-    ca: pki.ca.certificatePem,
-    cert: pki.admin.certificatePem,
-    key: pki.admin.privateKeyPem,
-    component: 'bench-controllers',
+const STATEFUL_REPLICAS = 100;
+
+/** A StatefulSet of 100 (Parallel) from the create until its status counts every replica Ready. */
+async function statefulSetToReady(client: Client, pid: number) {
+  const namespace = 'bench-sts';
+  await createNamespace(client, namespace);
+  const cpuBefore = cpuSeconds(pid);
+  const started = performance.now();
+  await client.resource(STATEFUL_SETS).create({
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'db', namespace },
+    spec: {
+      replicas: STATEFUL_REPLICAS,
+      podManagementPolicy: 'Parallel',
+      serviceName: 'db',
+      selector: { matchLabels: { app: 'db' } },
+      template: { metadata: { labels: { app: 'db' } }, spec: podSpec() },
+    },
+  } as ApiObject);
+  await until('the StatefulSet to report every replica Ready', async () => {
+    const set = (await client.resource(STATEFUL_SETS).get(namespace, 'db')) as {
+      status?: { readyReplicas?: number };
+    };
+    return set.status?.readyReplicas === STATEFUL_REPLICAS ? true : undefined;
   });
-  const pid = child.pid!;
+  return { readyMs: performance.now() - started, cpu: cpuSeconds(pid) - cpuBefore };
+}
+
+/** Every node of the control plane Ready (the fake kubelets report once they have a pod CIDR). */
+async function nodesReady(client: Client, count: number): Promise<void> {
+  await until(`${count} Ready nodes`, async () => {
+    const nodes = (await client.resource(NODES).list('')) as {
+      items: { status?: { conditions?: { type: string; status: string }[] } }[];
+    };
+    const ready = nodes.items.filter((node) =>
+      node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    );
+    return ready.length >= count ? true : undefined;
+  });
+}
+
+/** A DaemonSet from the create until its status counts a pod available on every node. */
+async function daemonSetToAvailable(client: Client, pid: number, nodes: number) {
+  const namespace = 'bench-ds';
+  await createNamespace(client, namespace);
+  const cpuBefore = cpuSeconds(pid);
+  const started = performance.now();
+  await client.resource(DAEMON_SETS).create({
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'agent', namespace },
+    spec: {
+      selector: { matchLabels: { app: 'agent' } },
+      template: { metadata: { labels: { app: 'agent' } }, spec: podSpec() },
+    },
+  } as ApiObject);
+  await until('the DaemonSet to report a pod available on every node', async () => {
+    const set = (await client.resource(DAEMON_SETS).get(namespace, 'agent')) as {
+      status?: { numberAvailable?: number; desiredNumberScheduled?: number };
+    };
+    return set.status?.desiredNumberScheduled === nodes && set.status.numberAvailable === nodes
+      ? true
+      : undefined;
+  });
+  return { availableMs: performance.now() - started, cpu: cpuSeconds(pid) - cpuBefore };
+}
+
+async function stopControlPlane(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((resolveExit) => {
+    const timer = setTimeout(resolveExit, 15_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolveExit(undefined);
+    });
+  });
+}
+
+const children: ChildProcess[] = [];
+try {
+  const started = await startBenchControlPlane(FAKE_NODES);
+  children.push(started.child);
+  const { client } = started;
+  const pid = started.child.pid!;
   const deployment = await deploymentToRunning(client, pid);
   const namespace = await namespaceDeletion(client, pid);
   const job = await jobToComplete(client, pid);
+  const statefulSet = await statefulSetToReady(client, pid);
   await client.close();
+  await stopControlPlane(started.child);
 
+  const daemonPlaneSpawned = performance.now();
+  const daemonPlane = await startBenchControlPlane(DAEMON_FAKE_NODES);
+  children.push(daemonPlane.child);
+  await nodesReady(daemonPlane.client, DAEMON_FAKE_NODES);
+  const daemonPlaneReadyMs = performance.now() - daemonPlaneSpawned;
+  const daemonSet = await daemonSetToAvailable(daemonPlane.client, daemonPlane.child.pid!, DAEMON_FAKE_NODES);
+  await daemonPlane.client.close();
   const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   printTable(`tkube controllers (${FAKE_NODES} fake nodes, control plane as a child process)`, [
     ['measure', 'tkube', 'note'],
@@ -280,6 +399,23 @@ try {
       `${(JOB_COMPLETIONS / (job.completeMs / 1000)).toFixed(1)} completions/s`,
     ],
     ['  control plane CPU over that span', `${job.cpu.toFixed(2)} s`, 'user + system'],
+    [
+      `StatefulSet of ${STATEFUL_REPLICAS} (Parallel): all Ready`,
+      seconds(statefulSet.readyMs),
+      'from the create',
+    ],
+    ['  control plane CPU over that span', `${statefulSet.cpu.toFixed(2)} s`, 'user + system'],
+    [
+      `control plane with ${DAEMON_FAKE_NODES} fake nodes: all Ready`,
+      seconds(daemonPlaneReadyMs),
+      'from the spawn',
+    ],
+    [
+      `DaemonSet on ${DAEMON_FAKE_NODES} fake nodes: all available`,
+      seconds(daemonSet.availableMs),
+      'from the create',
+    ],
+    ['  control plane CPU over that span', `${daemonSet.cpu.toFixed(2)} s`, 'user + system'],
   ]);
   console.log(
     JSON.stringify({
@@ -294,17 +430,14 @@ try {
       jobCompleteMs: Math.round(job.completeMs),
       jobCompletionsPerSecond: Number((JOB_COMPLETIONS / (job.completeMs / 1000)).toFixed(1)),
       jobCpuSeconds: Number(job.cpu.toFixed(2)),
+      statefulSetReadyMs: Math.round(statefulSet.readyMs),
+      statefulSetCpuSeconds: Number(statefulSet.cpu.toFixed(2)),
+      daemonFakeNodes: DAEMON_FAKE_NODES,
+      daemonSetAvailableMs: Math.round(daemonSet.availableMs),
+      daemonSetCpuSeconds: Number(daemonSet.cpu.toFixed(2)),
     }),
   );
 } finally {
-  child?.kill('SIGTERM');
-  if (child && child.exitCode === null)
-    await new Promise((resolveExit) => {
-      const timer = setTimeout(resolveExit, 15_000);
-      child!.once('exit', () => {
-        clearTimeout(timer);
-        resolveExit(undefined);
-      });
-    });
-  rmSync(dir, { recursive: true, force: true });
+  for (const child of children) await stopControlPlane(child);
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }

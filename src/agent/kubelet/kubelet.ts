@@ -14,6 +14,7 @@ import { objectOf, SharedInformerFactory } from '../../client/informers/index.js
 import { PODS, SERVICES } from '../../client/resources.js';
 import { isConflict, isNotFound } from '../../client/rest/index.js';
 import type { Client } from '../../client/types.js';
+import { checkNodePorts } from './admission/node-ports.js';
 import { Backoff } from './backoff.js';
 import { CLUSTER_DNS_IP, CLUSTER_DOMAIN, type DnsSettings } from './config/dns.js';
 import { applyPodCgroup, removePodCgroup } from './config/pod-cgroup.js';
@@ -95,8 +96,10 @@ interface PodWorker {
   terminal: boolean;
   /** Terminal, and its sandbox stopped and volumes torn down. */
   finished: boolean;
-  /** The kubelet failed the pod itself (activeDeadlineSeconds). */
+  /** The kubelet failed the pod itself (activeDeadlineSeconds, admission). */
   failure?: { reason: string; message: string };
+  /** Passed admission (its host ports were free): it counts for the pods admitted after it. */
+  admitted: boolean;
   /** The grace-0 delete of a terminated pod was sent. */
   deleteSent: boolean;
   running: boolean;
@@ -488,6 +491,7 @@ export class Kubelet {
       uid,
       pod,
       removed: false,
+      admitted: false,
       terminal: false,
       finished: false,
       deleteSent: false,
@@ -588,6 +592,17 @@ export class Kubelet {
       worker.terminal = true;
       await this.finish(worker, runtime);
       return undefined;
+    }
+    if (!worker.admitted) {
+      const rejection = checkNodePorts(pod, this.admittedPods(worker));
+      if (rejection) {
+        this.record(podRef(pod), 'Warning', rejection.reason, rejection.message);
+        worker.failure = { reason: rejection.reason, message: `Pod was rejected: ${rejection.message}` };
+        worker.terminal = true;
+        await this.finish(worker, runtime);
+        return undefined;
+      }
+      worker.admitted = true;
     }
     const deadline = this.activeDeadline(pod);
     if (deadline !== undefined && deadline <= Date.now()) {
@@ -745,6 +760,14 @@ export class Kubelet {
   }
 
   // --- helpers ---
+
+  /** The other pods admitted and still active (their host ports are in use). */
+  private *admittedPods(except: PodWorker): Iterable<Pod> {
+    for (const worker of this.workers.values()) {
+      if (worker === except || !worker.admitted || worker.terminal || worker.removed || worker.done) continue;
+      yield worker.pod;
+    }
+  }
 
   private setStatus(worker: PodWorker, runtime: PodRuntime, podIsTerminal: boolean): PodStatus {
     const pod = worker.pod;

@@ -287,7 +287,7 @@ export class ResourceHandler {
       const supported = new Set(Object.keys(resources.fieldValues({ metadata: {} })));
       for (const requirement of fieldSelector.requirements()) {
         if (!supported.has(requirement.field)) {
-          throw badRequest(`field label not supported: ${requirement.field}`);
+          throw badRequest(resources.unsupportedFieldLabel(requirement.field));
         }
       }
       return [labelSelector, fieldSelector] as const;

@@ -328,6 +328,11 @@ export class ResourceStore {
     };
   }
 
+  /** Why a field selector may not use `label` (runtime.DefaultMetaV1FieldSelectorConversion's text unless the kind has its own). */
+  unsupportedFieldLabel(label: string): string {
+    return this.strategy.unsupportedFieldLabel?.(label) ?? `field label not supported: ${label}`;
+  }
+
   fieldValues(object: KubeObject): Record<string, string> {
     return {
       'metadata.name': object.metadata?.name ?? '',

@@ -51,6 +51,8 @@ export interface Strategy {
   gracePeriodSeconds(object: KubeObject, requested: number | undefined): number;
   /** Values of the fields a field selector may use, beyond metadata.name and metadata.namespace. */
   selectableFields(object: KubeObject): Record<string, string>;
+  /** The 400 text for a field selector on another field (the kind's field label conversion). */
+  unsupportedFieldLabel?(label: string): string;
   /** Whether something other than metadata.finalizers holds a marked object back (namespaces' spec.finalizers). */
   finalizationPending(object: KubeObject): boolean;
   /** Adjusts an object being marked for deletion (namespaces turn Terminating). */

@@ -2,6 +2,8 @@
 // the template with the tolerations every daemon pod gets, pinned to one node through required
 // node affinity on metadata.name, whether a node should run (or keep running) the pod, and the
 // node a pod targets.
+
+import { TEMPLATE_GENERATION_ANNOTATION, TEMPLATE_GENERATION_LABEL } from '../../api/daemon-sets.js';
 import type { DaemonSet } from '../../api/types/apps-v1.generated.js';
 import type { Affinity, Node, Pod, PodTemplateSpec, Toleration } from '../../api/types/core-v1.generated.js';
 import { RequiredNodeAffinity } from '../../scheduler/plugins/helpers/node-selector.js';
@@ -80,10 +82,12 @@ export function daemonPodTemplate(
   spec.tolerations = withDaemonTolerations(template);
   if (nodeName !== undefined) spec.affinity = pinnedToNode(spec.affinity, nodeName);
   template.spec = spec;
+  const generation = daemonSet.metadata?.annotations?.[TEMPLATE_GENERATION_ANNOTATION];
   template.metadata = {
     ...(template.metadata ?? {}),
     labels: {
       ...(template.metadata?.labels ?? {}),
+      ...(generation !== undefined ? { [TEMPLATE_GENERATION_LABEL]: generation } : {}),
       ...(hash ? { [CONTROLLER_REVISION_HASH_LABEL]: hash } : {}),
     },
   };

@@ -52,7 +52,47 @@ export function controllerRevisionName(prefix: string, hash: string): string {
  * spec.template marked `$patch: replace`, so `kubectl rollout undo` swaps the template whole.
  */
 export function templatePatch(template: unknown): Record<string, unknown> {
-  return { spec: { template: { ...(template as Record<string, unknown>), $patch: 'replace' } } };
+  // Keys in Go's map order (sorted): clients compare the stored bytes (RawExtension) with theirs.
+  return sortedKeys({
+    spec: { template: { ...goMarshalledTemplate(template), $patch: 'replace' } },
+  }) as Record<string, unknown>;
+}
+
+/** A copy whose objects list their keys sorted, so JSON.stringify writes them as Go writes a map. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isObject(value)) return value;
+  const sorted: JsonObject = {};
+  for (const key of Object.keys(value).sort()) sorted[key] = sortedKeys(value[key]);
+  return sorted;
+}
+
+type JsonObject = Record<string, unknown>;
+const isObject = (value: unknown): value is JsonObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The template as upstream's getPatch sees it after json.Marshal of the typed object: the struct
+ * fields Go writes even when empty are there (the template's `metadata.creationTimestamp: null`, a
+ * container's `resources: {}`), so a revision's data, and its hash, do not depend on whether a
+ * client sent them (clients compare revisions with their own getPatch, e.g. daemon.Match).
+ */
+function goMarshalledTemplate(template: unknown): JsonObject {
+  const copy: JsonObject = isObject(template) ? { ...template } : {};
+  const metadata = isObject(copy.metadata) ? copy.metadata : {};
+  copy.metadata = 'creationTimestamp' in metadata ? metadata : { ...metadata, creationTimestamp: null };
+  if (isObject(copy.spec)) {
+    const spec: JsonObject = { ...copy.spec };
+    for (const field of ['initContainers', 'containers', 'ephemeralContainers']) {
+      const containers = spec[field];
+      if (!Array.isArray(containers)) continue;
+      spec[field] = containers.map((container: unknown) =>
+        isObject(container) && !('resources' in container) ? { ...container, resources: {} } : container,
+      );
+    }
+    copy.spec = spec;
+  }
+  return copy;
 }
 
 /** A new, not yet stored revision of the parent (NewControllerRevision). */

@@ -1,8 +1,9 @@
 // Everything the scheduler knows about one node (framework.NodeInfo): the node, its pods, their
 // summed requests, host ports in use and the images it holds. Kept in the cache and cloned into
 // each cycle's snapshot.
+
+import { HostPortInfo } from '../../api/host-ports.js';
 import type { Node, Taint } from '../../api/types/core-v1.generated.js';
-import { HostPortInfo } from './host-ports.js';
 import type { PodInfo } from './pod-info.js';
 import { Resource } from './resource.js';
 

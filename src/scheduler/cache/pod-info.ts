@@ -1,5 +1,6 @@
 // A pod with everything the scheduler derives from it computed once (framework.PodInfo): its
 // requests, non-zero requests for scoring, host ports and parsed affinity terms.
+import { hostPortsOf } from '../../api/host-ports.js';
 import type { ContainerPort, Pod } from '../../api/types/core-v1.generated.js';
 import {
   type AffinityTerm,
@@ -23,19 +24,6 @@ export function podNamespacedName(pod: Pod): string {
 /** corev1helpers.PodPriority: spec.priority, 0 when unset. */
 export function podPriority(pod: Pod): number {
   return pod.spec?.priority ?? 0;
-}
-
-/** Host ports of the containers and of sidecars (init containers that keep running). */
-export function hostPortsOf(pod: Pod): ContainerPort[] {
-  const ports: ContainerPort[] = [];
-  for (const container of pod.spec?.initContainers ?? []) {
-    if (container.restartPolicy !== 'Always') continue;
-    for (const port of container.ports ?? []) if ((port.hostPort ?? 0) > 0) ports.push(port);
-  }
-  for (const container of pod.spec?.containers ?? []) {
-    for (const port of container.ports ?? []) if ((port.hostPort ?? 0) > 0) ports.push(port);
-  }
-  return ports;
 }
 
 const NO_TERMS: readonly never[] = [];

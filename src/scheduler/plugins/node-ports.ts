@@ -1,8 +1,9 @@
 // NodePorts: the pod's host ports (containers and sidecars) must be free on the node.
+
+import { HostPortInfo, hostPortsOf } from '../../api/host-ports.js';
 import type { ContainerPort, Pod } from '../../api/types/core-v1.generated.js';
-import { HostPortInfo } from '../cache/host-ports.js';
 import type { NodeInfo } from '../cache/node-info.js';
-import { hostPortsOf, type PodInfo } from '../cache/pod-info.js';
+import type { PodInfo } from '../cache/pod-info.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import { ActionType } from '../framework/events.js';
 import type {

@@ -62,6 +62,14 @@ describe('daemonsets with kubectl', () => {
     const nodes = (await podsOf('agent')).map((pod) => pod.spec?.nodeName).sort();
     const names = (await ok(['get', 'nodes', '-o', 'jsonpath={.items[*].metadata.name}'])).split(' ').sort();
     expect(nodes).toEqual(names);
+    // The API server's template generation, as a v1 annotation, labels the pods.
+    const ds: DaemonSet = JSON.parse(await ok(['get', 'daemonset', 'agent', '-o', 'json']));
+    expect(ds.metadata?.annotations?.['deprecated.daemonset.template.generation']).toBe('1');
+    expect((await podsOf('agent')).map((pod) => pod.metadata?.labels?.['pod-template-generation'])).toEqual([
+      '1',
+      '1',
+      '1',
+    ]);
   }, 90_000);
 
   it('rolls a new image out with maxSurge, shows the history and undoes it', async () => {
@@ -72,6 +80,22 @@ describe('daemonsets with kubectl', () => {
       'busybox:1.37',
       'busybox:1.37',
     ]);
+    expect((await podsOf('agent')).map((pod) => pod.metadata?.labels?.['pod-template-generation'])).toEqual([
+      '2',
+      '2',
+      '2',
+    ]);
+    // Only the server sets it: a client's value is replaced by the stored one.
+    await ok(['annotate', 'daemonset', 'agent', '--overwrite', 'deprecated.daemonset.template.generation=7']);
+    expect(
+      await ok([
+        'get',
+        'daemonset',
+        'agent',
+        '-o',
+        'jsonpath={.metadata.annotations.deprecated\\.daemonset\\.template\\.generation}',
+      ]),
+    ).toBe('2');
     const history = await ok(['rollout', 'history', 'daemonset/agent']);
     expect(history).toMatch(/REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>/);
     const detail = await ok(['rollout', 'history', 'daemonset/agent', '--revision=1']);
@@ -80,6 +104,7 @@ describe('daemonsets with kubectl', () => {
     await ok(['rollout', 'status', 'daemonset/agent', '--timeout=60s']);
     const ds: DaemonSet = JSON.parse(await ok(['get', 'daemonset', 'agent', '-o', 'json']));
     expect(ds.spec?.template.spec?.containers[0]?.image).toBe('busybox:1.36');
+    expect(ds.metadata?.annotations?.['deprecated.daemonset.template.generation']).toBe('3');
     await until(async () =>
       (await podsOf('agent')).every((pod) => pod.spec?.containers[0]?.image === 'busybox:1.36')
         ? true

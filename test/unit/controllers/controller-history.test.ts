@@ -42,9 +42,35 @@ describe('controller history', () => {
     });
     expect(revision.revision).toBe(3);
     expect(revision.data).toEqual({
-      spec: { template: { spec: { containers: [{ name: 'c', image: 'v1' }] }, $patch: 'replace' } },
+      spec: {
+        template: {
+          metadata: { creationTimestamp: null },
+          spec: { containers: [{ name: 'c', image: 'v1', resources: {} }] },
+          $patch: 'replace',
+        },
+      },
     });
     expect(controllerRevisionName('x'.repeat(300), 'h')).toHaveLength(225);
+  });
+
+  it("records the template as Go's json.Marshal writes it, whatever empty fields the client sent", () => {
+    const sent = templatePatch({
+      metadata: { labels: { app: 'web' } },
+      spec: { initContainers: [{ name: 'i' }], containers: [{ name: 'c', image: 'v1' }] },
+    });
+    const goShaped = templatePatch({
+      metadata: { labels: { app: 'web' }, creationTimestamp: null },
+      spec: {
+        initContainers: [{ name: 'i', resources: {} }],
+        containers: [{ name: 'c', image: 'v1', resources: {} }],
+      },
+    });
+    expect(sent).toEqual(goShaped);
+    expect(hashControllerRevision(sent, 0)).toBe(hashControllerRevision(goShaped, 0));
+    // Written byte for byte as Go marshals the map: keys sorted, `$patch` first.
+    expect(JSON.stringify(sent)).toBe(
+      '{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"web"}},"spec":{"containers":[{"image":"v1","name":"c","resources":{}}],"initContainers":[{"name":"i","resources":{}}]}}}}',
+    );
   });
 
   it('sorts by revision, finds equal data and numbers the next revision', () => {

@@ -4,6 +4,7 @@ import { crdStrategy } from '../../apiextensions/crd-strategy.js';
 import { makeStrategy, type StatusKeptMetadata, type Strategy } from '../strategy.js';
 import { rulesFor } from '../validation/index.js';
 import { certificateSigningRequestStrategy } from './certificate-signing-requests.js';
+import { daemonSetStrategy } from './daemon-sets.js';
 import { SELECTABLE_FIELDS } from './field-selectors.js';
 import { jobStrategy } from './jobs.js';
 import { namespaceStrategy } from './namespaces.js';
@@ -98,6 +99,7 @@ export function builtinStrategies(store: Store): BuiltinStrategies {
     '/Pod': podStrategy,
     '/Service': serviceStrategy(allocator),
     'apiextensions.k8s.io/CustomResourceDefinition': crdStrategy,
+    'apps/DaemonSet': daemonSetStrategy,
     'batch/Job': jobStrategy,
     'certificates.k8s.io/CertificateSigningRequest': certificateSigningRequestStrategy,
   };

@@ -16,6 +16,8 @@ interface JobShape {
  * template labels are generated before validation, as the Job registry strategy does.
  */
 export const jobStrategy: Partial<Strategy> = {
+  // batch/v1's own field label conversion (pkg/apis/batch/v1/conversion.go).
+  unsupportedFieldLabel: (label) => `field label ${JSON.stringify(label)} not supported for Job`,
   prepareForCreate(object: KubeObject) {
     const job = object as JobShape;
     job.status = {};

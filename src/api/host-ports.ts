@@ -1,5 +1,8 @@
-// Host ports in use on a node (framework.HostPortInfo): ip → "protocol/port". 0.0.0.0 (the
-// default) conflicts with every address.
+// Host ports in use on a node (the scheduler framework's HostPortInfo): ip → "protocol/port".
+// 0.0.0.0 (the default) conflicts with every address. Shared by the scheduler's NodePorts plugin
+// and the kubelet's admission of pods bound to its node.
+import type { ContainerPort, Pod } from './types/core-v1.generated.js';
+
 const ANY_IP = '0.0.0.0';
 
 function sanitize(ip: string | undefined, protocol: string | undefined): [string, string] {
@@ -55,4 +58,17 @@ export class HostPortInfo {
     for (const [ip, ports] of this.byIp) copy.byIp.set(ip, new Set(ports));
     return copy;
   }
+}
+
+/** The host ports a pod's containers and restartable init containers (sidecars) ask for. */
+export function hostPortsOf(pod: Pod): ContainerPort[] {
+  const ports: ContainerPort[] = [];
+  for (const container of pod.spec?.initContainers ?? []) {
+    if (container.restartPolicy !== 'Always') continue;
+    for (const port of container.ports ?? []) if ((port.hostPort ?? 0) > 0) ports.push(port);
+  }
+  for (const container of pod.spec?.containers ?? []) {
+    for (const port of container.ports ?? []) if ((port.hostPort ?? 0) > 0) ports.push(port);
+  }
+  return ports;
 }
