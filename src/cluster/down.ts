@@ -5,7 +5,7 @@ import { ClusterError } from './errors.js';
 import { deleteKubeconfigEntry } from './kubeconfig.js';
 import { kubeconfigPaths } from './kubeconfig-paths.js';
 import { assertValidClusterName, kubeconfigContextName } from './name.js';
-import { dockerProvider } from './nodes/node-steps.js';
+import { dockerProvider } from './nodes/node-provider.js';
 import { defaultProgressMode, type ProgressMode, runSteps } from './progress.js';
 import {
   type ClusterRecord,

@@ -5,7 +5,7 @@ import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ClusterError, errorMessage } from './errors.js';
 import { assertValidClusterName } from './name.js';
-import { dockerProvider } from './nodes/node-steps.js';
+import { dockerProvider } from './nodes/node-provider.js';
 import { clusterPaths, type Environment, loadClusterRecord } from './state.js';
 
 export interface ExportedLogs {

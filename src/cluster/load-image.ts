@@ -3,7 +3,7 @@
 import type { ImageLoadResult } from '../providers/types.js';
 import { ClusterError, errorMessage } from './errors.js';
 import { assertValidClusterName } from './name.js';
-import { dockerProvider } from './nodes/node-steps.js';
+import { dockerProvider } from './nodes/node-provider.js';
 import { clusterPaths, type Environment, loadClusterRecord } from './state.js';
 
 export interface LoadImageOptions {

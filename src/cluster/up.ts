@@ -36,13 +36,6 @@ import { kubeconfigPathForMerge } from './kubeconfig-paths.js';
 import { assertValidClusterName, kubeconfigContextName } from './name.js';
 import { loadBalancerRange } from './nodes/load-balancer-range.js';
 import { MAX_NODES, type PlannedNode, POD_SUBNET, planNodes, podSubnetCapacity } from './nodes/node-plan.js';
-import {
-  buildNodeImage,
-  createClusterNetwork,
-  dockerProvider,
-  installAgents,
-  startNodeContainers,
-} from './nodes/node-steps.js';
 import { labelNodes, waitForNodesReady } from './nodes/wait-ready.js';
 import { assertPortAvailable, findFreePort } from './ports.js';
 import { defaultProgressMode, failedStepOf, type ProgressMode, runSteps, type Step } from './progress.js';
@@ -181,7 +174,10 @@ export async function up(options: UpOptions): Promise<UpResult> {
   }));
   rsaKeys.catch(() => undefined);
 
-  const provider = nodes > 0 ? dockerProvider() : undefined;
+  // The Docker half is loaded only for nodes: dockerode and its dependencies cost a fifth of a
+  // second of CPU to load, which `up --nodes 0` need not pay.
+  const docker = nodes > 0 ? await import('./nodes/node-steps.js') : undefined;
+  const provider = docker?.dockerProvider();
   if (provider)
     await provider.checkAvailable().catch((error: unknown) => {
       throw new ClusterError(errorMessage(error));
@@ -212,7 +208,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
         {
           title: 'Ensuring the node image',
           run: async (report) => {
-            nodeImage = (await buildNodeImage(options.image, report)).tag;
+            nodeImage = (await docker!.buildNodeImage(options.image, report)).tag;
             checkpoint();
           },
         },
@@ -220,7 +216,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
           title: 'Creating the cluster network',
           run: async () => {
             undo.push(() => provider.removeCluster(options.name));
-            network = await createClusterNetwork(provider, options.name);
+            network = await docker!.createClusterNetwork(provider, options.name);
             record.network = { subnet: network.subnet, gateway: network.gateway };
             planned.push(...planNodes(options.name, nodes, network, config?.nodes, podSubnet));
             await writeClusterRecord(paths, record);
@@ -232,7 +228,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
           // agent step waits for them.
           title: `Starting ${nodes} node container${nodes === 1 ? '' : 's'}`,
           run: async () => {
-            containersStarted = startNodeContainers(provider, {
+            containersStarted = docker!.startNodeContainers(provider, {
               cluster: options.name,
               image: nodeImage!,
               nodes: planned,
@@ -248,7 +244,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
           title: `Installing the agent in ${nodes} node${nodes === 1 ? '' : 's'}`,
           run: async () => {
             await containersStarted;
-            await installAgents(provider, {
+            await docker!.installAgents(provider, {
               nodes: planned,
               server: apiServerUrlAt(network!.gateway, apiPort),
               podSubnet,

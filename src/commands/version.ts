@@ -1,12 +1,8 @@
 import { Command, Flags } from '@oclif/core';
-import { TKUBE_VERSION } from '../api/tkube-version.js';
-import { KUBERNETES_GIT_VERSION } from '../api/version.js';
+import { tkubeVersions, versionText } from '../api/tkube-version.js';
 
-export interface VersionInfo {
-  tkubeVersion: string;
-  kubernetesVersion: string;
-  nodeVersion: string;
-}
+// bin/run.js answers `tkube version` and `tkube version -o json` itself, without loading oclif,
+// with the same versionText; this command serves every other spelling (help, bad flags).
 
 export default class Version extends Command {
   static override description = "Print tkube's version, the Kubernetes API version it serves, and Node.js's";
@@ -23,17 +19,6 @@ export default class Version extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Version);
-    const info: VersionInfo = {
-      tkubeVersion: TKUBE_VERSION,
-      kubernetesVersion: KUBERNETES_GIT_VERSION,
-      nodeVersion: process.version,
-    };
-    if (flags.output === 'json') {
-      this.log(JSON.stringify(info, null, 2));
-      return;
-    }
-    this.log(`tkube version: ${info.tkubeVersion}`);
-    this.log(`Kubernetes API: ${info.kubernetesVersion}`);
-    this.log(`Node.js: ${info.nodeVersion}`);
+    process.stdout.write(versionText(tkubeVersions(), flags.output === 'json' ? 'json' : undefined));
   }
 }

@@ -3,7 +3,6 @@
 
 import type { CertificateAuthority } from '../../pki/certificate-authority.js';
 import { ensureNodeImage, type NodeImage } from '../../providers/docker/image/node-image.js';
-import { DockerProvider } from '../../providers/docker/provider.js';
 import type { ClusterNetwork, NodeProvider } from '../../providers/types.js';
 import { ClusterError, errorMessage } from '../errors.js';
 import {
@@ -18,9 +17,7 @@ import { networkCandidate, type PlannedNode } from './node-plan.js';
 
 const NETWORK_ATTEMPTS = 16;
 
-export function dockerProvider(): NodeProvider {
-  return new DockerProvider();
-}
+export { dockerProvider } from './node-provider.js';
 
 export function buildNodeImage(
   image: string | undefined,
