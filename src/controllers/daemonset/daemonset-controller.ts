@@ -176,7 +176,10 @@ export class DaemonSetController implements RunnableController {
         (current.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate' &&
         this.expectations.satisfied(key)
       ) {
-        await this.syncNodes(key, current, planRollingUpdate(current, nodes, podsByNode, hash, nowMs), hash);
+        // The pods as they are now: manage may have just created some, and a node whose pod
+        // is being replaced must count as unavailable (rollingUpdate lists them afresh).
+        const fresh = groupByNode(await this.claimPods(current, selector));
+        await this.syncNodes(key, current, planRollingUpdate(current, nodes, fresh, hash, this.now()), hash);
       }
       await cleanupHistory(
         this.revisionClient,
