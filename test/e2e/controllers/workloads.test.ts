@@ -308,6 +308,59 @@ spec:
     });
   }, 400_000);
 
+  it('rolls a DaemonSet to an image that never starts one node at a time (maxUnavailable 1) and rolls back without restarting the untouched pod', async () => {
+    await ok(
+      ['apply', '-f', '-'],
+      `
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: rollback}
+spec:
+  selector: {matchLabels: {app: rollback}}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 1}}
+  template:
+    metadata: {labels: {app: rollback}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers: [{name: app, image: "${BUSYBOX}", command: [sh, -c, '${IDLE}']}]
+`,
+    );
+    await ok(['rollout', 'status', 'daemonset/rollback', '--timeout=120s']);
+    const original = new Set((await podsOf('rollback')).map((pod) => pod.metadata?.name));
+    // At every observed step at most one node lacks its old, ready pod.
+    const tooMany: string[] = [];
+    const stop = await observePods(cluster.pods, 'default', 'app=rollback', (live) => {
+      const gone = [...original].filter(
+        (name) => !live.some((pod) => pod.metadata?.name === name && !pod.metadata?.deletionTimestamp),
+      );
+      if (gone.length > 1) tooMany.push(gone.join(','));
+    });
+    let untouched: string | undefined;
+    try {
+      await ok(['set', 'image', 'daemonset/rollback', 'app=tkube-test/absent:1']);
+      await waitFor(
+        () => podsOf('rollback'),
+        (pods) => pods.some((pod) => image(pod) === 'tkube-test/absent:1'),
+        60_000,
+        'a pod of the image that never starts',
+      );
+      // Long enough for a second old pod to go if the controller ignored the unavailable one.
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      const during = await podsOf('rollback');
+      const kept = during.filter((pod) => original.has(pod.metadata?.name));
+      expect(kept).toHaveLength(1);
+      untouched = kept[0]?.metadata?.name;
+      await ok(['set', 'image', 'daemonset/rollback', `app=${BUSYBOX}`]);
+      await ok(['rollout', 'status', 'daemonset/rollback', '--timeout=120s']);
+    } finally {
+      await stop();
+    }
+    expect(tooMany).toEqual([]);
+    const after = await podsOf('rollback');
+    expect(after.map((pod) => image(pod))).toEqual([BUSYBOX, BUSYBOX]);
+    expect(after.map((pod) => pod.metadata?.name)).toContain(untouched);
+  }, 300_000);
+
   it("fails a pod bound to a node whose host port is taken there, as the kubelet's admission does", async () => {
     const node = cluster.nodes[0]!;
     const pod = (name: string): Pod => ({
