@@ -456,6 +456,9 @@ export class ResourceStore {
     options: UpdateOptions & { expectedVersion?: string } = {},
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
+    // Objects given the current version because they named none: a retry gives them the new one
+    // (mutate may hand back the same object, as an update's request body).
+    const unconditional = new WeakSet<KubeObject>();
     for (let attempt = 0; ; attempt++) {
       const kv = await this.store.get(key);
       if (!kv) throw notFound(this.groupResource, name);
@@ -467,7 +470,8 @@ export class ResourceStore {
       // A second decode is the caller's copy: parsing the text again costs less than half of a
       // structuredClone of the parsed object.
       const desired = await mutate(this.servedObject(kv.value, kv.modRevision));
-      this.checkResourceVersion(desired, name, kv.modRevision);
+      if (unconditional.has(desired)) delete metaOf(desired).resourceVersion;
+      if (this.checkResourceVersion(desired, name, kv.modRevision)) unconditional.add(desired);
       const next = await this.prepareUpdate(
         desired,
         current,
@@ -512,19 +516,19 @@ export class ResourceStore {
    * An update names the version it edits (a stale one is a conflict). One without
    * metadata.resourceVersion applies to the current object where the strategy allows it
    * (AllowUnconditionalUpdate); elsewhere it is refused as the generic registry refuses it,
-   * naming the resource and the uint64 zero as Go prints it.
+   * naming the resource and the uint64 zero as Go prints it. True when it filled in the version.
    */
-  private checkResourceVersion(desired: KubeObject, name: string, currentRevision: number): void {
+  private checkResourceVersion(desired: KubeObject, name: string, currentRevision: number): boolean {
     const meta = metaOf(desired);
     if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
       // The object the request produced (a scale's parent, a patched object) names the version it edits.
       if (meta.resourceVersion !== String(currentRevision))
         throw conflict(this.groupResource, name, OPTIMISTIC_LOCK_MESSAGE);
-      return;
+      return false;
     }
     if (this.strategy.allowUnconditionalUpdate) {
       meta.resourceVersion = String(currentRevision);
-      return;
+      return true;
     }
     throw invalid(this.info.group, this.info.resource, name, [
       fieldInvalid('metadata.resourceVersion', new GoRendered('0x0'), 'must be specified for an update'),
