@@ -177,6 +177,8 @@ function deployment(replicas: number, image: string): JsonObject {
 
 interface Scenario {
   readonly name: string;
+  /** Operations per round as a share of `--iterations` (big objects: a few per round). */
+  readonly share?: number;
   /** Runs `iterations` operations; returns the CPU ms they took. */
   run(iterations: number): number;
 }
@@ -209,7 +211,33 @@ function scenarios(): Scenario[] {
     ...object,
     metadata: { ...(object.metadata as JsonObject), labels: { app: 'bench', touched: value } },
   });
+  // Issue 21's big pod: one container with 15,000 env vars (about 1.2 MB with managedFields).
+  const bigPod = (index: number): JsonObject => {
+    const pod = benchPod(index);
+    const [container] = (pod.spec as { containers: JsonObject[] }).containers;
+    (container as JsonObject).env = Array.from({ length: 15_000 }, (_, i) => ({
+      name: `VAR_${i}`,
+      value: `value-${i}`,
+    }));
+    return pod;
+  };
+  const bigCreated = pods.update(empty, bigPod(0), 'bench');
+  const bigLive = { ...bigCreated, spec: { ...(bigCreated.spec as JsonObject), nodeName: 'node-1' } };
   return [
+    {
+      name: 'big pod create (15,000 env vars)',
+      share: 1 / 1000,
+      run: (n) => timed(n, (i) => () => pods.update(empty, bigPod(i), 'bench')),
+    },
+    {
+      name: 'big pod status update (kubelet, first)',
+      share: 1 / 1000,
+      run: (n) =>
+        timed(n, (i) => {
+          const next = withStatus(bigLive, 'Running', `2026-11-28T00:00:${String(i % 60).padStart(2, '0')}Z`);
+          return () => podStatus.update(bigLive, next, 'kubelet');
+        }),
+    },
     {
       name: 'pod create',
       run: (n) => timed(n, (i) => () => pods.update(empty, benchPod(i), 'bench')),
@@ -252,12 +280,14 @@ function scenarios(): Scenario[] {
 export function runFieldManagerBench(options: Options): Map<string, number[]> {
   const figures = new Map<string, number[]>();
   const all = scenarios();
-  for (const scenario of all) scenario.run(Math.min(500, options.iterations));
+  const operations = (scenario: Scenario, n: number) => Math.max(1, Math.round(n * (scenario.share ?? 1)));
+  for (const scenario of all) scenario.run(operations(scenario, Math.min(500, options.iterations)));
   for (let round = 0; round < options.rounds; round++) {
     for (const scenario of all) {
-      const ms = scenario.run(options.iterations);
+      const n = operations(scenario, options.iterations);
+      const ms = scenario.run(n);
       const list = figures.get(scenario.name) ?? [];
-      list.push((ms * 1000) / options.iterations);
+      list.push((ms * 1000) / n);
       figures.set(scenario.name, list);
     }
   }

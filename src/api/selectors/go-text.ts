@@ -54,6 +54,7 @@ function isSurrogate(unit: number): boolean {
  * only between astral characters and U+E000–U+FFFF.
  */
 export function compareGoStrings(a: string, b: string): number {
+  if (a === b) return 0;
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {
     const x = a.charCodeAt(i);

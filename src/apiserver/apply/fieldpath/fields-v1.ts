@@ -88,10 +88,7 @@ function read(value: unknown): { children: FieldSet | undefined; isMember: boole
     }
     if (grand.children) {
       children ??= new FieldSet();
-      const target = children.descend(pe);
-      const merged = target.union(grand.children);
-      target.members.splice(0, target.members.length, ...merged.members);
-      target.children.splice(0, target.children.length, ...merged.children);
+      children.descend(pe).absorb(grand.children);
     }
   }
   if (!children) isMember = true;

@@ -94,8 +94,21 @@ export function pathToString(path: Path): string {
   return path.map(pathElementToString).join('');
 }
 
+// Serialised keys and values by element: a set's elements are written again on each encode.
+const serialized = new WeakMap<PathElement, string>();
+
 /** SerializePathElement. The field name is written raw, as upstream does. */
 export function serializePathElement(pe: PathElement): string {
+  if (pe.kind === 'field') return `f:${pe.name}`;
+  let text = serialized.get(pe);
+  if (text === undefined) {
+    text = computeSerialized(pe);
+    serialized.set(pe, text);
+  }
+  return text;
+}
+
+function computeSerialized(pe: PathElement): string {
   switch (pe.kind) {
     case 'field':
       return `f:${pe.name}`;

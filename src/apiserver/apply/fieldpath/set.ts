@@ -26,6 +26,8 @@ const nodeElement = (node: SetNode): PathElement => node.element;
 export class FieldSet {
   readonly members: PathElement[];
   readonly children: SetNode[];
+  /** The child `descend` returned last (see there). */
+  private recent: SetNode | undefined;
 
   constructor(members: PathElement[] = [], children: SetNode[] = []) {
     this.members = members;
@@ -47,6 +49,14 @@ export class FieldSet {
   }
 
   insertMember(pe: PathElement): void {
+    // Sets are mostly built in order: appending past the last member needs one comparison.
+    const last = this.members[this.members.length - 1];
+    const toLast = last === undefined ? -1 : comparePathElements(last, pe);
+    if (toLast === 0) return;
+    if (toLast < 0) {
+      this.members.push(pe);
+      return;
+    }
     const at = lowerBound(this.members, pe, self);
     const found = this.members[at];
     if (found && comparePathElements(found, pe) === 0) return;
@@ -55,12 +65,41 @@ export class FieldSet {
 
   /** SetNodeMap.Descend: the child set under `pe`, created when missing. */
   descend(pe: PathElement): FieldSet {
-    const at = lowerBound(this.children, pe, nodeElement);
-    const found = this.children[at];
-    if (found && comparePathElements(found.element, pe) === 0) return found.set;
-    const set = new FieldSet();
-    this.children.splice(at, 0, { element: pe, set });
-    return set;
+    // Paths arrive depth first, so the child descended last is often the one asked for again,
+    // and a new child often sorts after every other: one comparison each instead of a search
+    // (a list map of 15,000 items is otherwise searched once per field of each item).
+    const recent = this.recent;
+    if (recent && comparePathElements(recent.element, pe) === 0) return recent.set;
+    const last = this.children[this.children.length - 1];
+    const toLast = last === undefined ? -1 : comparePathElements(last.element, pe);
+    let node: SetNode;
+    if (toLast === 0) node = last as SetNode;
+    else if (toLast < 0) {
+      node = { element: pe, set: new FieldSet() };
+      this.children.push(node);
+    } else {
+      const at = lowerBound(this.children, pe, nodeElement);
+      const found = this.children[at];
+      if (found && comparePathElements(found.element, pe) === 0) node = found;
+      else {
+        node = { element: pe, set: new FieldSet() };
+        this.children.splice(at, 0, node);
+      }
+    }
+    this.recent = node;
+    return node.set;
+  }
+
+  /** Adds every path of `other` to this set (mutates: used while building a set). */
+  absorb(other: FieldSet): void {
+    const merged = this.members.length === 0 && this.children.length === 0 ? other : this.union(other);
+    // Whole-array assignment rather than a spread into splice: a list map can have more items
+    // than a call may take arguments.
+    this.members.length = 0;
+    for (const pe of merged.members) this.members.push(pe);
+    this.children.length = 0;
+    for (const node of merged.children) this.children.push(node);
+    this.recent = undefined;
   }
 
   hasMember(pe: PathElement): boolean {

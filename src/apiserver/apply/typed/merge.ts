@@ -244,8 +244,21 @@ function unionKeys(lhs: JsonObject, rhs: JsonObject): string[] {
   return keys;
 }
 
+// Ids by element: the list walk asks for an item's id several times.
+const elementIds = new WeakMap<PathElement, string>();
+
 /** A string identity for a path element, for lookups (equal elements give equal ids). */
 export function elementId(pe: PathElement): string {
+  if (pe.kind === 'field') return `f${pe.name}`;
+  let id = elementIds.get(pe);
+  if (id === undefined) {
+    id = computeElementId(pe);
+    elementIds.set(pe, id);
+  }
+  return id;
+}
+
+function computeElementId(pe: PathElement): string {
   switch (pe.kind) {
     case 'field':
       return `f${pe.name}`;

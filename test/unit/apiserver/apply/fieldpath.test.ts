@@ -106,6 +106,35 @@ describe('field sets', () => {
     expect(new FieldSet().empty()).toBe(true);
     expect(a.difference(a).empty()).toBe(true);
   });
+
+  it('keeps order and finds children again however paths are inserted', () => {
+    // Depth first with items out of order: the shortcuts in descend must not misplace any.
+    const names = ['b', 'a', 'c', 'a', 'b', 'd', 'a'];
+    const set = new FieldSet();
+    for (const name of names) {
+      set.insert([f('list'), keyElement([{ name: 'name', value: name }]), f('name')]);
+      set.insert([f('list'), keyElement([{ name: 'name', value: name }]), f('value')]);
+    }
+    set.insert([f('list'), keyElement([{ name: 'name', value: 'a' }])]);
+    expect(set.paths().map(pathToString)).toEqual([
+      '.list[name="a"]',
+      '.list[name="a"].name',
+      '.list[name="a"].value',
+      '.list[name="b"].name',
+      '.list[name="b"].value',
+      '.list[name="c"].name',
+      '.list[name="c"].value',
+      '.list[name="d"].name',
+      '.list[name="d"].value',
+    ]);
+    // absorb replaces a child's contents: what descend remembers must follow.
+    const target = set.descend(f('list'));
+    target.descend(keyElement([{ name: 'name', value: 'b' }]));
+    target.absorb(FieldSet.of([keyElement([{ name: 'name', value: 'b' }]), f('extra')]));
+    target.descend(keyElement([{ name: 'name', value: 'b' }])).insertMember(f('more'));
+    expect(set.has([f('list'), keyElement([{ name: 'name', value: 'b' }]), f('more')])).toBe(true);
+    expect(set.has([f('list'), keyElement([{ name: 'name', value: 'b' }]), f('extra')])).toBe(true);
+  });
 });
 
 describe('fieldsV1', () => {
@@ -137,6 +166,13 @@ describe('fieldsV1', () => {
   it('reads sets written in any key order and skips unknown element kinds', () => {
     const set = fieldsV1ToSet({ 'f:b': {}, 'f:a': { 'f:y': {}, '.': {}, 'f:x': {} }, 'x:ignored': {} });
     expect(setToFieldsV1Json(set)).toBe('{"f:a":{".":{},"f:x":{},"f:y":{}},"f:b":{}}');
+  });
+
+  it('reads a list map with more items than a call takes arguments', () => {
+    const items: Record<string, object> = {};
+    for (let i = 0; i < 200_000; i++) items[`k:{"name":"VAR_${i}"}`] = { '.': {}, 'f:name': {} };
+    const set = fieldsV1ToSet({ 'f:env': items });
+    expect(set.withPrefix(f('env')).children).toHaveLength(200_000);
   });
 
   it('refuses malformed documents', () => {
