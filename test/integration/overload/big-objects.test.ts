@@ -1,12 +1,15 @@
 // Issue 21 item 1, big objects, on `tkube up --nodes 0 --fake-nodes 2`: the issue's two pods (20,000
 // containers; one container with 50,000 env vars) are over etcd's 1.5 MiB in kube-apiserver's
 // storage encoding once defaulted and given managedFields, so they are refused as upstream refuses
-// them; a body over 3 MiB gets 413; a big pod under the limit is stored while /readyz stays fast
-// and the control plane's memory bounded (it settles: the
-// first /readyz after the write can still take hundreds of milliseconds, see the issue).
+// them, while /readyz is probed every 10 ms throughout (the slowest probe printed) and the control
+// plane's peak memory stays under 500 MB; a body over 3 MiB gets 413; a big pod under the limit
+// is stored, and once it is deleted and its history compacted the database is back to its size.
+// Not met yet: /readyz ≤ 100 ms throughout (the field manager walks such lists synchronously).
 import { readFileSync, statSync } from 'node:fs';
+import { Agent, get as httpsGet, request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 import { eventually } from '../../support/control-plane.js';
@@ -14,13 +17,96 @@ import { eventually } from '../../support/control-plane.js';
 let cluster: TestCluster;
 let home: string;
 
+let origin: URL;
+let admin: Agent;
+
 beforeAll(async () => {
   cluster = await startTestCluster('ov-big', { fakeNodes: 2 });
   home = join(cluster.env.TKUBE_HOME!, 'clusters', 'ov-big');
+  const view = async (path: string) =>
+    (await cluster.kubectl(['config', 'view', '--raw', '--minify', '-o', `jsonpath={${path}}`])).stdout;
+  const pem = async (path: string) => Buffer.from(await view(path), 'base64');
+  origin = new URL(await view('.clusters[0].cluster.server'));
+  // One kept-alive connection as the admin: a probe measures the server, not TLS handshakes.
+  admin = new Agent({
+    keepAlive: true,
+    maxSockets: 1,
+    ca: await pem('.clusters[0].cluster.certificate-authority-data'),
+    cert: await pem('.users[0].user.client-certificate-data'),
+    key: await pem('.users[0].user.client-key-data'),
+  });
 }, 120_000);
 afterAll(async () => {
+  admin?.destroy();
   await cluster?.down();
 }, 60_000);
+
+/** One GET /readyz: its round trip in ms. */
+function probeReadyz(): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    httpsGet({ host: origin.hostname, port: origin.port, path: '/readyz', agent: admin }, (response) => {
+      response.resume();
+      response.on('end', () =>
+        response.statusCode === 200
+          ? resolve(performance.now() - started)
+          : reject(new Error(`/readyz answered ${response.statusCode}`)),
+      );
+    }).on('error', reject);
+  });
+}
+
+/** Runs `work` while /readyz is probed every 10 ms; returns the probes' round trips. */
+async function readyzDuring(work: () => Promise<void>): Promise<number[]> {
+  const times: number[] = [];
+  let done = false;
+  const probing = (async () => {
+    while (!done) {
+      times.push(await probeReadyz());
+      await sleep(10);
+    }
+  })();
+  try {
+    await work();
+  } finally {
+    done = true;
+    await probing;
+  }
+  return times;
+}
+
+/** A ConfigMap written `count` times through the API: revisions that push history out of the window. */
+async function churn(count: number): Promise<void> {
+  const put = (body: string, method: string, path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const request = httpsRequest(
+        {
+          host: origin.hostname,
+          port: origin.port,
+          method,
+          path,
+          agent: admin,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        },
+      );
+      request.on('error', reject);
+      request.end(body);
+    });
+  const configMap = (i: number) =>
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'churn' },
+      data: { i: String(i) },
+    });
+  expect(await put(configMap(0), 'POST', '/api/v1/namespaces/default/configmaps')).toBe(201);
+  for (let i = 1; i < count; i++)
+    expect(await put(configMap(i), 'PUT', '/api/v1/namespaces/default/configmaps/churn')).toBe(200);
+}
 
 const pod = (name: string, spec: object) =>
   JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
@@ -37,11 +123,14 @@ const withEnv = (name: string, count: number) =>
     ],
   });
 
-const controlPlaneRssBytes = () => {
+/** The control plane's resident memory now (VmRSS) or at its peak so far (VmHWM), in bytes. */
+const controlPlaneMemoryBytes = (field: 'VmRSS' | 'VmHWM') => {
   const pid = readFileSync(join(home, 'controlplane.pid'), 'utf8').trim();
-  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]!;
-  return Number(rss) * 1024;
+  const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]!;
+  return Number(kb) * 1024;
 };
+const controlPlaneRssBytes = () => controlPlaneMemoryBytes('VmRSS');
+const databaseBytes = () => statSync(join(home, 'state.db')).size;
 
 /** /readyz as kubectl logs its round trip (kubectl's own start-up is not the server's latency). */
 async function readyzMs(): Promise<number> {
@@ -61,19 +150,36 @@ async function create(body: string): Promise<{ exitCode: number; stderr: string;
 }
 
 describe('big objects', () => {
-  it('refuses the issue’s two pods with etcd’s "request is too large", as kube-apiserver does', async () => {
-    for (const body of [wide(20_000), withEnv('env', 50_000)]) {
-      const result = await create(body);
-      expect(result.exitCode).not.toBe(0);
-      expect(result.stderr).toContain('etcdserver: request is too large');
-    }
-    const tooBig = await create(withEnv('huge', 100_000));
-    expect(tooBig.stderr).toContain('Request entity too large: limit is 3145728');
-    expect(await readyzMs()).toBeLessThanOrEqual(100);
+  it('refuses the issue’s two pods with etcd’s "request is too large", as kube-apiserver does, and stays ready throughout', async () => {
+    const before = databaseBytes();
+    // Built before probing: stringifying them here would stall the probes in this process.
+    const issuePods = [wide(20_000), withEnv('env', 50_000)];
+    const overLimit = withEnv('huge', 100_000);
+    const probes = await readyzDuring(async () => {
+      for (const body of issuePods) {
+        const result = await create(body);
+        expect(result.exitCode).not.toBe(0);
+        expect(result.stderr).toContain('etcdserver: request is too large');
+      }
+      const tooBig = await create(overLimit);
+      expect(tooBig.stderr).toContain('Request entity too large: limit is 3145728');
+    });
+    const slowest = Math.max(...probes);
+    console.log(
+      `big objects refused: ${probes.length} /readyz probes, slowest ${slowest.toFixed(1)} ms; ` +
+        `peak RSS ${(controlPlaneMemoryBytes('VmHWM') / 2 ** 20).toFixed(0)} MiB`,
+    );
+    expect(probes.length).toBeGreaterThan(20);
+    // The issue's goal is 100 ms; refusing each pod still takes the field manager hundreds of
+    // milliseconds on the event loop (measured 0.8-1 s for both, see the issue's note). What is
+    // asserted is that the control plane is never gone for the 10-20 s the issue saw.
+    expect(slowest).toBeLessThanOrEqual(5_000);
+    expect(controlPlaneMemoryBytes('VmHWM')).toBeLessThanOrEqual(500 * 1024 * 1024);
+    expect(databaseBytes()).toBeLessThanOrEqual(before + 64 * 1024);
   }, 120_000);
 
   it('stores a big pod under the limit and stays responsive and bounded', async () => {
-    const before = statSync(join(home, 'state.db')).size;
+    const before = databaseBytes();
     const stored = await create(withEnv('big', 15_000));
     expect(stored.exitCode, stored.stderr).toBe(0);
     const got = await cluster.kubectl([
@@ -92,9 +198,23 @@ describe('big objects', () => {
     const deleted = await cluster.kubectl(['delete', 'pod', 'big', '--grace-period=0', '--force']);
     expect(deleted.exitCode, deleted.stderr).toBe(0);
     await eventually(async () => ((await readyzMs()) <= 100 ? true : undefined), 15_000, 500);
+    const grown = databaseBytes();
+    // The store keeps the last 1,000 revisions: 1,100 writes of a small ConfigMap leave the big
+    // pod's rows outside the window, compaction removes them and the incremental vacuum gives the
+    // pages back (the ConfigMap's own history, a few hundred KiB, stays).
+    await churn(1_100);
+    const compacted = await eventually(
+      async () => {
+        const size = databaseBytes();
+        return size <= before + 1024 * 1024 ? size : undefined;
+      },
+      30_000,
+      500,
+    );
     console.log(
       `big objects: create ${stored.ms.toFixed(0)} ms, first /readyz ${first} ms, RSS ${(controlPlaneRssBytes() / 2 ** 20).toFixed(0)} MiB, ` +
-        `state.db ${(before / 2 ** 20).toFixed(1)} → ${(statSync(join(home, 'state.db')).size / 2 ** 20).toFixed(1)} MiB`,
+        `state.db ${(before / 2 ** 20).toFixed(2)} → ${(grown / 2 ** 20).toFixed(2)} → ${(compacted / 2 ** 20).toFixed(2)} MiB after compaction`,
     );
+    expect(grown).toBeGreaterThan(before + 2 * 1024 * 1024);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 // structured-merge-diff's fieldpath.Set: a trie of path elements. `members` are the paths that end
 // here, `children` the sets below an element; both are kept sorted by comparePathElements, as
 // upstream's sortedPathElements and SetNodeMap are, so iteration and serialisation order match.
-import { comparePathElements, type Path, type PathElement } from './path-element.js';
+import { comparePathElements, type Path, type PathElement, serializePathElement } from './path-element.js';
 
 export interface SetNode {
   readonly element: PathElement;
@@ -21,17 +21,49 @@ function lowerBound<T>(items: readonly T[], pe: PathElement, elementOf: (item: T
 }
 
 const self = (pe: PathElement): PathElement => pe;
+/** Lists shorter than this take out-of-order inserts in place: moving a few entries is cheapest. */
+const DEFER_SORTING_FROM = 64;
 const nodeElement = (node: SetNode): PathElement => node.element;
 
 export class FieldSet {
-  readonly members: PathElement[];
-  readonly children: SetNode[];
+  private memberList: PathElement[];
+  private childList: SetNode[];
+  // In a long list, elements inserted out of order wait at its end until a read sorts them in: a
+  // sorted insert would move half the list each time (a list map of 50,000 items built in its own
+  // order is quadratic that way). While children are out of order, an index finds them by their
+  // serialised element, which is equal exactly when the elements are.
+  private membersUnsorted = false;
+  private childIndex: Map<string, SetNode> | undefined;
   /** The child `descend` returned last (see there). */
   private recent: SetNode | undefined;
 
   constructor(members: PathElement[] = [], children: SetNode[] = []) {
-    this.members = members;
-    this.children = children;
+    this.memberList = members;
+    this.childList = children;
+  }
+
+  /** The paths that end here, sorted. */
+  get members(): PathElement[] {
+    if (this.membersUnsorted) {
+      this.memberList.sort(comparePathElements);
+      let kept = 0;
+      for (const pe of this.memberList) {
+        const previous = this.memberList[kept - 1];
+        if (previous === undefined || comparePathElements(previous, pe) !== 0) this.memberList[kept++] = pe;
+      }
+      this.memberList.length = kept;
+      this.membersUnsorted = false;
+    }
+    return this.memberList;
+  }
+
+  /** The sets below each element, sorted by element. */
+  get children(): SetNode[] {
+    if (this.childIndex) {
+      this.childList.sort((a, b) => comparePathElements(a.element, b.element));
+      this.childIndex = undefined;
+    }
+    return this.childList;
   }
 
   static of(...paths: Path[]): FieldSet {
@@ -49,42 +81,54 @@ export class FieldSet {
   }
 
   insertMember(pe: PathElement): void {
-    // Sets are mostly built in order: appending past the last member needs one comparison.
-    const last = this.members[this.members.length - 1];
-    const toLast = last === undefined ? -1 : comparePathElements(last, pe);
-    if (toLast === 0) return;
-    if (toLast < 0) {
-      this.members.push(pe);
-      return;
+    const list = this.memberList;
+    if (!this.membersUnsorted) {
+      // Sets are mostly built in order: appending past the last member needs one comparison.
+      const last = list[list.length - 1];
+      const toLast = last === undefined ? -1 : comparePathElements(last, pe);
+      if (toLast === 0) return;
+      if (toLast > 0) {
+        const at = lowerBound(list, pe, self);
+        const found = list[at];
+        if (found && comparePathElements(found, pe) === 0) return;
+        if (list.length < DEFER_SORTING_FROM) {
+          list.splice(at, 0, pe);
+          return;
+        }
+        this.membersUnsorted = true;
+      }
     }
-    const at = lowerBound(this.members, pe, self);
-    const found = this.members[at];
-    if (found && comparePathElements(found, pe) === 0) return;
-    this.members.splice(at, 0, pe);
+    // Duplicates among the unsorted ones go when the list is next read.
+    list.push(pe);
   }
 
   /** SetNodeMap.Descend: the child set under `pe`, created when missing. */
   descend(pe: PathElement): FieldSet {
     // Paths arrive depth first, so the child descended last is often the one asked for again,
-    // and a new child often sorts after every other: one comparison each instead of a search
-    // (a list map of 15,000 items is otherwise searched once per field of each item).
+    // and a new child often sorts after every other: one comparison each instead of a search.
     const recent = this.recent;
     if (recent && comparePathElements(recent.element, pe) === 0) return recent.set;
-    const last = this.children[this.children.length - 1];
-    const toLast = last === undefined ? -1 : comparePathElements(last.element, pe);
-    let node: SetNode;
-    if (toLast === 0) node = last as SetNode;
-    else if (toLast < 0) {
-      node = { element: pe, set: new FieldSet() };
-      this.children.push(node);
-    } else {
-      const at = lowerBound(this.children, pe, nodeElement);
-      const found = this.children[at];
-      if (found && comparePathElements(found.element, pe) === 0) node = found;
-      else {
-        node = { element: pe, set: new FieldSet() };
-        this.children.splice(at, 0, node);
+    const list = this.childList;
+    let node: SetNode | undefined;
+    if (this.childIndex) node = this.childIndex.get(serializePathElement(pe));
+    else {
+      const last = list[list.length - 1];
+      const toLast = last === undefined ? -1 : comparePathElements(last.element, pe);
+      if (toLast === 0) node = last;
+      else if (toLast > 0) {
+        const at = lowerBound(list, pe, nodeElement);
+        const found = list[at];
+        if (found && comparePathElements(found.element, pe) === 0) node = found;
+        else if (list.length < DEFER_SORTING_FROM) {
+          node = { element: pe, set: new FieldSet() };
+          list.splice(at, 0, node);
+        } else this.childIndex = new Map(list.map((child) => [serializePathElement(child.element), child]));
       }
+    }
+    if (!node) {
+      node = { element: pe, set: new FieldSet() };
+      list.push(node);
+      this.childIndex?.set(serializePathElement(pe), node);
     }
     this.recent = node;
     return node.set;
@@ -93,12 +137,12 @@ export class FieldSet {
   /** Adds every path of `other` to this set (mutates: used while building a set). */
   absorb(other: FieldSet): void {
     const merged = this.members.length === 0 && this.children.length === 0 ? other : this.union(other);
-    // Whole-array assignment rather than a spread into splice: a list map can have more items
-    // than a call may take arguments.
-    this.members.length = 0;
-    for (const pe of merged.members) this.members.push(pe);
-    this.children.length = 0;
-    for (const node of merged.children) this.children.push(node);
+    // Copies, not a spread into splice's arguments: a list map can have more items than a call
+    // may take arguments.
+    this.memberList = [...merged.members];
+    this.childList = [...merged.children];
+    this.membersUnsorted = false;
+    this.childIndex = undefined;
     this.recent = undefined;
   }
 
