@@ -3,9 +3,10 @@
 // programs the node's service rules (the proxy) and serves cluster DNS on the node's address.
 import { setMaxListeners } from 'node:events';
 import { mkdir, readFile } from 'node:fs/promises';
-import type { Node, PersistentVolume } from '../api/types/core-v1.generated.js';
+import { isLoadBalancerTarget } from '../api/load-balancer.js';
+import type { Node, PersistentVolume, Service } from '../api/types/core-v1.generated.js';
 import { SharedInformerFactory } from '../client/informers/index.js';
-import { NODES, PVS } from '../client/resources.js';
+import { NODES, PVS, SERVICES } from '../client/resources.js';
 import { httpsClient } from '../client/transports.js';
 import { readAgentConfig } from './config.js';
 import { ClusterDns } from './dns/cluster-dns.js';
@@ -147,6 +148,7 @@ async function main(): Promise<void> {
   );
   new NodeLease(client, () => registered!, config.nodeName).start(abort.signal);
   status.start(abort.signal);
+  const services = informers.informerFor<Service>(SERVICES);
   informers.start(abort.signal);
   // The kubelet's API (logs; exec and port-forward later), with the serving certificate `up` issued.
   if (config.servingCertFile && config.servingKeyFile) {
@@ -186,6 +188,8 @@ async function main(): Promise<void> {
     key,
     nodeIP: config.nodeIP,
     podCIDRs: () => registered?.spec?.podCIDRs ?? (config.podCIDR ? [config.podCIDR] : []),
+    loadBalancerTarget: ({ host, port }) =>
+      services.lister.list().some((service) => isLoadBalancerTarget(service, host, port)),
   });
   await Promise.all([
     network.run(abort.signal),

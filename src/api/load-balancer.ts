@@ -13,3 +13,12 @@ export function wantsLoadBalancer(service: Service): boolean {
     (loadBalancerClass === undefined || loadBalancerClass === TKUBE_LOAD_BALANCER_CLASS)
   );
 }
+
+/** Whether host:port is a TCP port of the service's LoadBalancer address (what a host port may forward to). */
+export function isLoadBalancerTarget(service: Service, host: string, port: number): boolean {
+  return (
+    service.spec?.type === 'LoadBalancer' &&
+    service.status?.loadBalancer?.ingress?.some((ingress) => ingress.ip === host) === true &&
+    service.spec.ports?.some((p) => p.port === port && (p.protocol ?? 'TCP') === 'TCP') === true
+  );
+}

@@ -26,7 +26,12 @@ import { startComponentThreads } from './component-thread.js';
 import { COMPONENT_NAMES, startComponents } from './components.js';
 import { waitForDefaultServiceAccounts } from './default-service-accounts.js';
 import { advertiseAddress, KubernetesEndpointsReconciler } from './kubernetes-endpoints.js';
-import { Loopback } from './loopback.js';
+import {
+  hostPortsModeFrom,
+  type LoadBalancerHostPorts,
+  startLoadBalancerHostPorts,
+} from './load-balancer-host-ports.js';
+import { controllerIdentity, Loopback } from './loopback.js';
 import { ensureNodeAutoApprovePolicy } from './node-autoapprove-policy.js';
 import { ensureTkubePolicy } from './tkube-policy.js';
 
@@ -62,6 +67,8 @@ export interface RunningControlPlane {
   readonly fakeNodes?: FakeNodes;
   /** An in-process client acting as `identity` (see loopback.ts for controller and scheduler identities). */
   loopbackClient(identity: UserInfo, component: string): Client;
+  /** LoadBalancer addresses published on host ports (unless TKUBE_LOAD_BALANCER_HOST_PORTS=never). */
+  readonly loadBalancerHostPorts?: LoadBalancerHostPorts;
   stop(): Promise<void>;
 }
 
@@ -71,6 +78,8 @@ export interface RunningControlPlane {
  * namespaces have their default ServiceAccounts too.
  */
 export async function startControlPlane(options: ControlPlaneOptions): Promise<RunningControlPlane> {
+  // Read first: a mistyped setting fails the start rather than a running cluster.
+  const hostPortsMode = hostPortsModeFrom(process.env);
   mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
   // Owner-only even when it existed before: it holds the keys, the database and the loopback socket.
   chmodSync(options.stateDir, 0o700);
@@ -202,6 +211,11 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     ? startComponentThreads(options.componentThreadEntry, loopback.access(), settings, options.fakeNodes)
     : startComponents(loopback, settings, COMPONENT_NAMES, options.fakeNodes);
   await components.ready;
+  const loadBalancerHostPorts = startLoadBalancerHostPorts(
+    loopback.client(controllerIdentity('service-controller'), 'tkube-load-balancer-host-ports'),
+    apiServer.dialer,
+    hostPortsMode,
+  );
   ready = true;
   // In-process users create pods as soon as this returns: their namespaces need the accounts.
   const accounts = apiServer.resourceStore('', 'v1', 'serviceaccounts')!;
@@ -214,8 +228,10 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     port,
     fakeNodes: components.fakeNodes,
     loopbackClient: (identity, component) => loopback.client(identity, component),
+    loadBalancerHostPorts: loadBalancerHostPorts?.hostPorts,
     async stop() {
       ready = false;
+      await loadBalancerHostPorts?.stop();
       await kubernetesEndpoints?.stop();
       apiServer.stop();
       await components.stop();

@@ -22,6 +22,11 @@ export interface TunnelClientOptions {
   readonly nodeIP: string;
   /** The node's pod CIDR(s), read when a stream opens (node IPAM may assign it late). */
   readonly podCIDRs: () => readonly string[];
+  /**
+   * Whether a target is a TCP port of a LoadBalancer service's address: the apiserver reaches
+   * those for hosts that cannot route to them (load-balancer-host-ports.ts).
+   */
+  readonly loadBalancerTarget?: (target: TunnelTarget) => boolean;
   /** Connects inside the node's network (tests stand in a network of their own). */
   readonly dial?: (target: TunnelTarget) => Promise<Duplex>;
   readonly pingIntervalMs?: number;
@@ -58,6 +63,7 @@ export class TunnelClient {
   allows(target: TunnelTarget): boolean {
     if (!Number.isInteger(target.port) || target.port < 1 || target.port > 65535) return false;
     if (target.host === this.options.nodeIP) return true;
+    if (this.options.loadBalancerTarget?.(target)) return true;
     const ip = parseIpv4(target.host);
     if (ip === undefined) return false;
     return this.options.podCIDRs().some((text) => {

@@ -77,13 +77,57 @@ export class ApiServerDialer {
     }
   };
 
+  /**
+   * Whether this host routes to the nodes' own addresses: a node's kubelet port answers or
+   * refuses (false where only the tunnels reach the nodes, as on Docker Desktop); undefined
+   * while no node with a tunnel has an address to try.
+   */
+  async hostReachesNodes(): Promise<boolean | undefined> {
+    for (const node of await this.listNodes()) {
+      const address = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
+      // Only a node with an agent's tunnel says anything (simulated nodes have made-up addresses).
+      if (!address || !this.tunnels.has(node.metadata?.name ?? '')) continue;
+      try {
+        (
+          await dialDirect(
+            address,
+            node.status?.daemonEndpoints?.kubeletEndpoint?.Port || 10250,
+            DIRECT_TIMEOUT_WITH_TUNNEL_MS,
+          )
+        ).destroy();
+        return true;
+      } catch (error) {
+        return !UNROUTED.has((error as NodeJS.ErrnoException).code ?? '');
+      }
+    }
+    return undefined;
+  }
+
+  /** A connection opened from inside the nodes' network: through the first node tunnel that opens it. */
+  readonly dialFromNodes: Dial = async (host, port) => {
+    let failure: unknown = new Error('no node tunnel is connected');
+    const names = (await this.listNodes()).map((node) => node.metadata?.name ?? '').sort();
+    for (const name of names) {
+      if (!this.tunnels.has(name)) continue;
+      try {
+        return await this.tunnels.open(name, { host, port });
+      } catch (error) {
+        failure = error;
+      }
+    }
+    throw failure;
+  };
+
+  private async listNodes(): Promise<Node[]> {
+    const { items } = await this.nodes().list('');
+    return items.map((text) => JSON.parse(text) as KubeObject as Node);
+  }
+
   /** The node an address belongs to: one of its addresses, or in its pod CIDR(s). */
   private async nodeOf(host: string): Promise<NodeOfAddress | undefined> {
     const ip = parseIpv4(host);
-    const { items } = await this.nodes().list('');
     let podOwner: NodeOfAddress | undefined;
-    for (const text of items) {
-      const node = JSON.parse(text) as KubeObject as Node;
+    for (const node of await this.listNodes()) {
       const name = node.metadata?.name ?? '';
       if (node.status?.addresses?.some((address) => address.address === host))
         return { node: name, pod: false };

@@ -2,7 +2,8 @@
 // an address of the cluster network assigned within a second, held by exactly one node and
 // reached from the host; `allocateLoadBalancerNodePorts: false` reached without node ports; a
 // foreign loadBalancerClass left without an address; the address moving to the other node when
-// its holder is `docker stop`ped or killed, and released (off the interface, free again) on delete.
+// its holder is `docker stop`ped or killed, and released (off the interface, free again) on delete;
+// with TKUBE_LOAD_BALANCER_HOST_PORTS=always (Docker Desktop's case), also reached on a host port.
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease } from '../../../src/api/types/coordination-v1.generated.js';
@@ -60,7 +61,8 @@ async function hostGet(url: string): Promise<string | undefined> {
 }
 
 beforeAll(async () => {
-  cluster = await startNetworkCluster('lb', 2, 'lb');
+  // Host ports forced on (they are for hosts that cannot reach the network, as on Docker Desktop).
+  cluster = await startNetworkCluster('lb', 2, 'lb', { TKUBE_LOAD_BALANCER_HOST_PORTS: 'always' });
   nodes = [...cluster.nodeIPs.keys()].sort();
   // One backend on each node, so whichever node is stopped, a live one remains.
   await Promise.all(
@@ -126,6 +128,31 @@ describe('LoadBalancer services', () => {
     const described = await cluster.kubectl(['describe', 'svc', 'web']);
     expect(described.stdout).toContain(`announcing from node "${holder}" with protocol "layer2"`);
   }, 60_000);
+
+  it('publishes the address on a host port, forwarded through a node tunnel, and says where', async () => {
+    const event = await waitFor(
+      async () =>
+        (await cluster.client.resource<Event>(EVENTS).list('default')).items.find(
+          (e) => e.involvedObject?.name === 'web' && e.reason === 'PublishedOnHostPort',
+        ),
+      (found) => found !== undefined,
+      15_000,
+      'the PublishedOnHostPort event of web',
+    );
+    const published = new RegExp(
+      `^${webIP.replaceAll('.', '\\.')}:80/TCP is published on the host at 127\\.0\\.0\\.1:(\\d+)$`,
+    );
+    const hostPort = published.exec(event!.message ?? '')?.[1];
+    expect(hostPort, event!.message).toBeDefined();
+    const answers = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const answer = await hostGet(`http://127.0.0.1:${hostPort}/`);
+      expect(answer).toMatch(/^web-\d$/);
+      answers.add(answer!);
+    }
+    // Each connection is balanced inside the network as any other to the address.
+    expect(answers.size).toBe(2);
+  }, 30_000);
 
   it('serves allocateLoadBalancerNodePorts: false without any node port', async () => {
     await services().create(loadBalancer('no-node-ports', { allocateLoadBalancerNodePorts: false }));

@@ -31,7 +31,13 @@ export interface NetworkCluster {
 }
 
 /** `prefix` keeps suites of different work apart (`px` the proxy's, `lb` the load balancer's). */
-export async function startNetworkCluster(suite: string, nodes = 2, prefix = 'px'): Promise<NetworkCluster> {
+export async function startNetworkCluster(
+  suite: string,
+  nodes = 2,
+  prefix = 'px',
+  /** More environment for `tkube up` (and so for the control plane it starts). */
+  extraEnv: Record<string, string> = {},
+): Promise<NetworkCluster> {
   const name = `${prefix}-${suite}-${randomBytes(2).toString('hex')}`;
   const dir = mkdtempSync(join(tmpdir(), `tkube-e2e-${name}-`));
   const env = {
@@ -42,7 +48,7 @@ export async function startNetworkCluster(suite: string, nodes = 2, prefix = 'px
     PATH: process.env.PATH ?? '',
   };
   await Promise.all([sharedNodeImage(), buildBusyboxImage()]);
-  const up = await tkube(['up', name, '--nodes', String(nodes)], env);
+  const up = await tkube(['up', name, '--nodes', String(nodes)], { ...env, ...extraEnv });
   if (up.exitCode !== 0) throw new Error(`tkube up failed: ${up.stderr}`);
   const load = await tkube(['load', 'image', BUSYBOX, '--name', name], env);
   if (load.exitCode !== 0) throw new Error(`tkube load image failed: ${load.stderr}`);
