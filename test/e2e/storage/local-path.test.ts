@@ -1,6 +1,7 @@
 // Storage on `tkube up --nodes 2` with real containers: a StatefulSet of 2 gets its claims bound on
 // the default class `standard`; data written by a pod is read back by its replacement (pinned to
-// its volume's node) after the pod is deleted and after its node container is restarted; a claim
+// its volume's node) after the pod is deleted and after its node container is restarted (the data
+// lives on a docker volume of the node's, which `tkube down` removes); a claim
 // grows from 1Gi to 2Gi; deleting a claim under reclaim Delete removes its directory from the
 // node, Retain keeps it and leaves the volume Released; a generic ephemeral volume's claim comes
 // and goes with its pod.
@@ -13,8 +14,15 @@ let cluster: KubeletCluster;
 beforeAll(async () => {
   cluster = await startKubeletCluster('st');
 }, 300_000);
+/** The docker volume holding the local-path data of the node db-0 ran on. */
+let dataVolume = '';
 afterAll(async () => {
   await cluster?.down();
+  // `tkube down` takes the nodes' data volumes with the cluster.
+  if (dataVolume !== '') {
+    const listed = await execa('docker', ['volume', 'ls', '-q', '--filter', `name=${dataVolume}`]);
+    expect(listed.stdout.trim()).toBe('');
+  }
 }, 120_000);
 
 async function ok(args: string[], input?: string): Promise<string> {
@@ -111,7 +119,15 @@ describe('local-path volumes on Docker nodes', () => {
     expect((await read('db-0')).trim()).toBe('kept');
   }, 180_000);
 
-  it('keeps the data across a restart of the node container', async () => {
+  it('keeps the data across a restart of the node container, on a volume of its own', async () => {
+    const mounts = await execa('docker', [
+      'inspect',
+      nodeOf0,
+      '--format',
+      '{{range .Mounts}}{{.Type}} {{.Name}} {{.Destination}};{{end}}',
+    ]);
+    dataVolume = `${nodeOf0}-local-path`;
+    expect(mounts.stdout.split(';')).toContain(`volume ${dataVolume} /var/lib/tkube/local-path`);
     await execa('docker', ['restart', nodeOf0]);
     await eventually(async () => {
       const result = await cluster.kubectl(['exec', 'db-0', '--', 'cat', '/data/message']);
