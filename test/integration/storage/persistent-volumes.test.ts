@@ -78,6 +78,18 @@ async function waitFor(kind: string, name: string, path: string, expected: strin
   );
 }
 
+/** `kubectl patch` of a claim's requested storage. */
+const resizeClaim = (name: string, size: string) =>
+  cluster.kubectl([
+    'patch',
+    'pvc',
+    name,
+    '-n',
+    'vol',
+    '-p',
+    JSON.stringify({ spec: { resources: { requests: { storage: size } } } }),
+  ]);
+
 /** The events of a claim, as `reason: message` lines. */
 async function claimEvents(name: string): Promise<string[]> {
   const out = await ok([
@@ -433,15 +445,8 @@ describe('the default StorageClass and the local-path provisioner', () => {
   }, 120_000);
 
   it('expands a claim from 1Gi to 2Gi', async () => {
-    await ok([
-      'patch',
-      'pvc',
-      'data-db-0',
-      '-n',
-      'vol',
-      '-p',
-      '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}',
-    ]);
+    const grown = await resizeClaim('data-db-0', '2Gi');
+    expect(grown.exitCode, grown.stderr).toBe(0);
     await waitFor('pvc', 'data-db-0', '{.status.capacity.storage}', '2Gi');
     const volumeName = await jsonpath('pvc', 'data-db-0', '{.spec.volumeName}');
     expect(await jsonpath('pv', volumeName, '{.spec.capacity.storage}', false)).toBe('2Gi');
@@ -449,16 +454,7 @@ describe('the default StorageClass and the local-path provisioner', () => {
   }, 60_000);
 
   it('refuses to grow a claim that is unbound or not expandable, and to shrink one', async () => {
-    const grow = (name: string) =>
-      cluster.kubectl([
-        'patch',
-        'pvc',
-        name,
-        '-n',
-        'vol',
-        '-p',
-        '{"spec":{"resources":{"requests":{"storage":"3Gi"}}}}',
-      ]);
+    const grow = (name: string) => resizeClaim(name, '3Gi');
     // An unbound claim's spec is immutable (validation answers before admission, as upstream).
     await apply(pvc('waiting', '1Gi', { storageClassName: 'standard' }));
     expect((await grow('waiting')).stderr).toContain(
@@ -473,15 +469,7 @@ describe('the default StorageClass and the local-path provisioner', () => {
     );
     expect(await jsonpath('pvc', 'static-claim', '{.spec.resources.requests.storage}')).toBe('1Gi');
     // Below the capacity it has: the claim's validation refuses it.
-    const shrink = await cluster.kubectl([
-      'patch',
-      'pvc',
-      'data-db-0',
-      '-n',
-      'vol',
-      '-p',
-      '{"spec":{"resources":{"requests":{"storage":"1Gi"}}}}',
-    ]);
+    const shrink = await resizeClaim('data-db-0', '1Gi');
     expect(shrink.stderr).toContain(
       'The PersistentVolumeClaim "data-db-0" is invalid: spec.resources.requests.storage: Forbidden: field can not be less than status.capacity',
     );

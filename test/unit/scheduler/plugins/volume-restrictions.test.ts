@@ -10,7 +10,7 @@ import { ClusterObjects } from '../../../../src/scheduler/cluster-objects.js';
 import { CycleState } from '../../../../src/scheduler/framework/cycle-state.js';
 import { Code } from '../../../../src/scheduler/framework/status.js';
 import { VolumeRestrictions } from '../../../../src/scheduler/plugins/volume-restrictions.js';
-import { node, nodeInfo, pod, testHandle } from '../fixtures.js';
+import { node, nodeInfo, pod, preFilterThenFilter, testHandle } from '../fixtures.js';
 
 function claim(name: string, accessModes: string[], namespace = 'default'): PersistentVolumeClaim {
   return {
@@ -32,15 +32,7 @@ function setup(nodes: NodeInfo[], claims: PersistentVolumeClaim[]) {
   return new VolumeRestrictions(testHandle(Snapshot.of(nodes), objects));
 }
 
-/** PreFilter's rejection ('Skip' when it skips), or each node's Filter message ('' when it fits). */
-function run(plugin: VolumeRestrictions, nodes: NodeInfo[], podObject: Pod, state = new CycleState()) {
-  const podInfo = new PodInfo(podObject);
-  const result = plugin.preFilter(state, podInfo);
-  if (result?.status) return result.status.code === Code.Skip ? 'Skip' : result.status.message();
-  const out: Record<string, string> = {};
-  for (const info of nodes) out[info.name] = plugin.filter(state, podInfo, info)?.message() ?? '';
-  return out;
-}
+const run = preFilterThenFilter;
 
 const RWOP_CONFLICT =
   'node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode';
