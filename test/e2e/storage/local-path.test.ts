@@ -4,7 +4,7 @@
 // lives on a docker volume of the node's, which `tkube down` removes); a claim
 // grows from 1Gi to 2Gi; deleting a claim under reclaim Delete removes its directory from the
 // node, Retain keeps it and leaves the volume Released; a generic ephemeral volume's claim comes
-// and goes with its pod.
+// and goes with its pod; a claim the kubelet cannot use shows as FailedMount in kubectl describe.
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../support/control-plane.js';
@@ -247,4 +247,31 @@ describe('local-path volumes on Docker nodes', () => {
     await ok(['delete', 'pod', 'scratcher', '--wait=true', '--timeout=60s']);
     await gone('pvc', 'scratcher-data');
   }, 180_000);
+
+  it('reports a claim the kubelet cannot use as FailedMount, shown by kubectl describe', async () => {
+    // Placed by nodeName, so the scheduler's own check of the claim does not keep it away.
+    await ok(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'claimless' },
+        spec: {
+          nodeName: nodeOf0,
+          terminationGracePeriodSeconds: 1,
+          containers: [{ name: 'c', image: BUSYBOX, command: ['sleep', '3600'] }],
+          volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'nothere' } }],
+        },
+      }),
+    );
+    const described = await eventually(async () => {
+      const out = await ok(['describe', 'pod', 'claimless']);
+      return out.includes('FailedMount') ? out : undefined;
+    }, 90_000);
+    expect(described).toMatch(
+      /Warning\s+FailedMount\s+.*kubelet\s+Unable to attach or mount volumes: unmounted volumes=\[data\], unattached volumes=\[\], failed to process volumes=\[data\]: error processing PVC default\/nothere: failed to fetch PVC from API server: persistentvolumeclaims "nothere" not found/,
+    );
+    expect(await jsonpath('pod', 'claimless', '{.status.phase}')).toBe('Pending');
+    await ok(['delete', 'pod', 'claimless', '--wait=true', '--timeout=60s']);
+  }, 150_000);
 });
