@@ -18,6 +18,7 @@ import { defaultStorageClassAdmission } from './admission/plugins/default-storag
 import { defaultTolerationSecondsAdmission } from './admission/plugins/default-toleration-seconds.js';
 import { limitRangerAdmission } from './admission/plugins/limit-ranger.js';
 import { nodeRestrictionAdmission } from './admission/plugins/node-restriction.js';
+import { persistentVolumeClaimResizeAdmission } from './admission/plugins/persistent-volume-claim-resize.js';
 import { podSecurityAdmission } from './admission/plugins/pod-security.js';
 import { priorityAdmission } from './admission/plugins/priority.js';
 import { QuotaNamespaces, resourceQuotaAdmission } from './admission/plugins/resource-quota.js';
@@ -312,6 +313,7 @@ export class ApiServer {
       defaultTolerationSecondsAdmission,
       defaultStorageClassAdmission(this.resourceStore('storage.k8s.io', 'v1', 'storageclasses')!),
       storageObjectInUseProtectionAdmission,
+      persistentVolumeClaimResizeAdmission(this.resourceStore('storage.k8s.io', 'v1', 'storageclasses')!),
       runtimeClassAdmission(this.resourceStore('node.k8s.io', 'v1', 'runtimeclasses')!),
       limitRangerAdmission(limitRanges),
       podSecurityAdmission(namespaceObjects, core('pods')),

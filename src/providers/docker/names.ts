@@ -20,6 +20,11 @@ export function containerdVolumeName(node: string): string {
   return `${node}-containerd`;
 }
 
+/** The docker volume holding a node's local-path volumes: data outlives the container's layer. */
+export function localPathVolumeName(node: string): string {
+  return `${node}-local-path`;
+}
+
 /** The label filter value selecting one cluster's resources. */
 export function clusterFilter(cluster: string): string {
   return `${CLUSTER_LABEL}=${cluster}`;

@@ -1,10 +1,12 @@
 // The container a node runs in: the flag set of docs/node-image.md as engine API options.
 import type Dockerode from 'dockerode';
+import { LOCAL_PATH_ROOT } from '../../api/storage/local-path.js';
 import type { NodeMount, NodeSpec, PortMapping } from '../types.js';
 import {
   CLUSTER_LABEL,
   CONTAINERD_DIR,
   containerdVolumeName,
+  localPathVolumeName,
   NODE_INDEX_LABEL,
   nodeName,
   ROLE_LABEL,
@@ -59,18 +61,11 @@ export function nodeContainerOptions(
       NetworkMode: network,
       PortBindings: ports.bindings,
       Mounts: [
-        {
-          // overlayfs cannot stack on the node's overlay rootfs; a volume also keeps images
-          // across restarts.
-          Type: 'volume',
-          Source: containerdVolumeName(name),
-          Target: CONTAINERD_DIR,
-          VolumeOptions: {
-            NoCopy: false,
-            Labels: { [CLUSTER_LABEL]: spec.cluster },
-            DriverConfig: { Name: 'local', Options: {} },
-          },
-        },
+        // overlayfs cannot stack on the node's overlay rootfs; a volume also keeps images
+        // across restarts.
+        clusterVolume(containerdVolumeName(name), CONTAINERD_DIR, spec.cluster),
+        // Claims' data lives on a volume of its own, removed only by `tkube down`.
+        clusterVolume(localPathVolumeName(name), LOCAL_PATH_ROOT, spec.cluster),
         ...(spec.mounts ?? []).map(bindMount),
       ],
     },
@@ -78,6 +73,20 @@ export function nodeContainerOptions(
       EndpointsConfig: {
         [network]: { IPAMConfig: { IPv4Address: spec.ip }, Aliases: [name] },
       },
+    },
+  };
+}
+
+/** A docker volume labelled with its cluster, so cleanup finds and removes it. */
+function clusterVolume(source: string, target: string, cluster: string): Dockerode.MountSettings {
+  return {
+    Type: 'volume',
+    Source: source,
+    Target: target,
+    VolumeOptions: {
+      NoCopy: false,
+      Labels: { [CLUSTER_LABEL]: cluster },
+      DriverConfig: { Name: 'local', Options: {} },
     },
   };
 }

@@ -14,5 +14,6 @@ export const PluginNames = {
   NodeResourcesBalancedAllocation: 'NodeResourcesBalancedAllocation',
   ImageLocality: 'ImageLocality',
   DefaultBinder: 'DefaultBinder',
+  VolumeRestrictions: 'VolumeRestrictions',
   VolumeBinding: 'VolumeBinding',
 } as const;

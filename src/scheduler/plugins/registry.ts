@@ -1,7 +1,8 @@
 // The default profile: kube-scheduler 1.33's default plugins, in its order, with its score weights
 // (TaintToleration 3, NodeAffinity 2, PodTopologySpread 2, InterPodAffinity 2, NodeResourcesFit 1,
-// BalancedAllocation 1, ImageLocality 1). Of the volume plugins only VolumeBinding is here
-// (VolumeRestrictions, VolumeZone and NodeVolumeLimits concern cloud and CSI volumes tkube has not).
+// BalancedAllocation 1, ImageLocality 1). Of the volume plugins VolumeRestrictions and
+// VolumeBinding are here (VolumeZone and NodeVolumeLimits count cloud zones and CSI drivers'
+// attach limits, and tkube has neither).
 import type { PluginEntry, ProfileConfig } from '../framework/framework.js';
 import { BalancedAllocation } from './balanced-allocation.js';
 import { type Binder, DefaultBinder } from './default-binder.js';
@@ -18,6 +19,7 @@ import { PrioritySort } from './priority-sort.js';
 import { SchedulingGates } from './scheduling-gates.js';
 import { TaintToleration } from './taint-toleration.js';
 import { type VolumeApi, VolumeBinding } from './volume-binding/plugin.js';
+import { VolumeRestrictions } from './volume-restrictions.js';
 
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 
@@ -43,6 +45,7 @@ export function defaultPlugins(options: DefaultProfileOptions): PluginEntry[] {
     { create: () => new NodeAffinity(), weight: 2 },
     { create: () => new NodePorts() },
     { create: (handle) => new NodeResourcesFit(handle, options.nodeResourcesFit), weight: 1 },
+    { create: (handle) => new VolumeRestrictions(handle) },
     { create: (handle) => new VolumeBinding(handle, volumeApi(options.volumes)) },
     { create: (handle) => new PodTopologySpread(handle, options.podTopologySpread), weight: 2 },
     { create: (handle) => new InterPodAffinity(handle, options.interPodAffinity), weight: 2 },

@@ -1,9 +1,10 @@
 // Storage on `tkube up --nodes 2` with real containers: a StatefulSet of 2 gets its claims bound on
 // the default class `standard`; data written by a pod is read back by its replacement (pinned to
-// its volume's node) after the pod is deleted and after its node container is restarted; a claim
+// its volume's node) after the pod is deleted and after its node container is restarted (the data
+// lives on a docker volume of the node's, which `tkube down` removes); a claim
 // grows from 1Gi to 2Gi; deleting a claim under reclaim Delete removes its directory from the
 // node, Retain keeps it and leaves the volume Released; a generic ephemeral volume's claim comes
-// and goes with its pod.
+// and goes with its pod; a claim the kubelet cannot use shows as FailedMount in kubectl describe.
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../support/control-plane.js';
@@ -13,8 +14,15 @@ let cluster: KubeletCluster;
 beforeAll(async () => {
   cluster = await startKubeletCluster('st');
 }, 300_000);
+/** The docker volume holding the local-path data of the node db-0 ran on. */
+let dataVolume = '';
 afterAll(async () => {
   await cluster?.down();
+  // `tkube down` takes the nodes' data volumes with the cluster.
+  if (dataVolume !== '') {
+    const listed = await execa('docker', ['volume', 'ls', '-q', '--filter', `name=${dataVolume}`]);
+    expect(listed.stdout.trim()).toBe('');
+  }
 }, 120_000);
 
 async function ok(args: string[], input?: string): Promise<string> {
@@ -111,7 +119,15 @@ describe('local-path volumes on Docker nodes', () => {
     expect((await read('db-0')).trim()).toBe('kept');
   }, 180_000);
 
-  it('keeps the data across a restart of the node container', async () => {
+  it('keeps the data across a restart of the node container, on a volume of its own', async () => {
+    const mounts = await execa('docker', [
+      'inspect',
+      nodeOf0,
+      '--format',
+      '{{range .Mounts}}{{.Type}} {{.Name}} {{.Destination}};{{end}}',
+    ]);
+    dataVolume = `${nodeOf0}-local-path`;
+    expect(mounts.stdout.split(';')).toContain(`volume ${dataVolume} /var/lib/tkube/local-path`);
     await execa('docker', ['restart', nodeOf0]);
     await eventually(async () => {
       const result = await cluster.kubectl(['exec', 'db-0', '--', 'cat', '/data/message']);
@@ -231,4 +247,31 @@ describe('local-path volumes on Docker nodes', () => {
     await ok(['delete', 'pod', 'scratcher', '--wait=true', '--timeout=60s']);
     await gone('pvc', 'scratcher-data');
   }, 180_000);
+
+  it('reports a claim the kubelet cannot use as FailedMount, shown by kubectl describe', async () => {
+    // Placed by nodeName, so the scheduler's own check of the claim does not keep it away.
+    await ok(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'claimless' },
+        spec: {
+          nodeName: nodeOf0,
+          terminationGracePeriodSeconds: 1,
+          containers: [{ name: 'c', image: BUSYBOX, command: ['sleep', '3600'] }],
+          volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'nothere' } }],
+        },
+      }),
+    );
+    const described = await eventually(async () => {
+      const out = await ok(['describe', 'pod', 'claimless']);
+      return out.includes('FailedMount') ? out : undefined;
+    }, 90_000);
+    expect(described).toMatch(
+      /Warning\s+FailedMount\s+.*kubelet\s+Unable to attach or mount volumes: unmounted volumes=\[data\], unattached volumes=\[\], failed to process volumes=\[data\]: error processing PVC default\/nothere: failed to fetch PVC from API server: persistentvolumeclaims "nothere" not found/,
+    );
+    expect(await jsonpath('pod', 'claimless', '{.status.phase}')).toBe('Pending');
+    await ok(['delete', 'pod', 'claimless', '--wait=true', '--timeout=60s']);
+  }, 150_000);
 });

@@ -3,7 +3,8 @@
 // pre-binding by volumeName and by claimRef, upstream's events for every claim that cannot bind,
 // Retain and Delete reclaim, the pvc-/pv-protection finalizers holding a claim while a pod uses
 // it; pods placed by their volumes' node affinity, WaitForFirstConsumer claims bound to the
-// chosen node's volume or annotated with it for their provisioner, and FailedScheduling texts.
+// chosen node's volume or annotated with it for their provisioner, and FailedScheduling texts;
+// VolumeRestrictions' ReadWriteOncePod conflict; PersistentVolumeClaimResize's refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 import { eventually } from '../../support/control-plane.js';
@@ -76,6 +77,18 @@ async function waitFor(kind: string, name: string, path: string, expected: strin
     30_000,
   );
 }
+
+/** `kubectl patch` of a claim's requested storage. */
+const resizeClaim = (name: string, size: string) =>
+  cluster.kubectl([
+    'patch',
+    'pvc',
+    name,
+    '-n',
+    'vol',
+    '-p',
+    JSON.stringify({ spec: { resources: { requests: { storage: size } } } }),
+  ]);
 
 /** The events of a claim, as `reason: message` lines. */
 async function claimEvents(name: string): Promise<string[]> {
@@ -346,6 +359,29 @@ describe("the scheduler's VolumeBinding plugin", () => {
   }, 60_000);
 });
 
+describe("the scheduler's VolumeRestrictions plugin", () => {
+  it('keeps a second pod off a ReadWriteOncePod claim until the first is gone', async () => {
+    await apply(pv('solo-pv', '1Gi', { accessModes: ['ReadWriteOncePod'] }));
+    await apply(pvc('solo', '1Gi', { accessModes: ['ReadWriteOncePod'], volumeName: 'solo-pv' }));
+    await waitFor('pvc', 'solo', '{.status.phase}', 'Bound');
+    await apply(podUsing('solo-first', 'solo'));
+    await eventually(
+      async () => ((await jsonpath('pod', 'solo-first', '{.spec.nodeName}')) ? true : undefined),
+      30_000,
+    );
+    await apply(podUsing('solo-second', 'solo'));
+    expect(await failedScheduling('solo-second', 'ReadWriteOncePod')).toContain(
+      '0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode.',
+    );
+    expect(await jsonpath('pod', 'solo-second', '{.spec.nodeName}')).toBe('');
+    await ok(['delete', 'pod', 'solo-first', '-n', 'vol', '--grace-period=0', '--force']);
+    await eventually(
+      async () => ((await jsonpath('pod', 'solo-second', '{.spec.nodeName}')) ? true : undefined),
+      30_000,
+    );
+  }, 90_000);
+});
+
 describe('the default StorageClass and the local-path provisioner', () => {
   it('starts every cluster with `standard` as the default class', async () => {
     const table = await ok(['get', 'storageclass', 'standard']);
@@ -409,19 +445,35 @@ describe('the default StorageClass and the local-path provisioner', () => {
   }, 120_000);
 
   it('expands a claim from 1Gi to 2Gi', async () => {
-    await ok([
-      'patch',
-      'pvc',
-      'data-db-0',
-      '-n',
-      'vol',
-      '-p',
-      '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}',
-    ]);
+    const grown = await resizeClaim('data-db-0', '2Gi');
+    expect(grown.exitCode, grown.stderr).toBe(0);
     await waitFor('pvc', 'data-db-0', '{.status.capacity.storage}', '2Gi');
     const volumeName = await jsonpath('pvc', 'data-db-0', '{.spec.volumeName}');
     expect(await jsonpath('pv', volumeName, '{.spec.capacity.storage}', false)).toBe('2Gi');
     await waitForEvent('data-db-0', 'VolumeResizeSuccessful: Resize volume succeeded');
+  }, 60_000);
+
+  it('refuses to grow a claim that is unbound or not expandable, and to shrink one', async () => {
+    const grow = (name: string) => resizeClaim(name, '3Gi');
+    // An unbound claim's spec is immutable (validation answers before admission, as upstream).
+    await apply(pvc('waiting', '1Gi', { storageClassName: 'standard' }));
+    expect((await grow('waiting')).stderr).toContain(
+      'The PersistentVolumeClaim "waiting" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims',
+    );
+    // PersistentVolumeClaimResize: only claims of a class with allowVolumeExpansion grow.
+    await apply(pv('static-pv', '1Gi'));
+    await apply(pvc('static-claim', '1Gi', { volumeName: 'static-pv' }));
+    await waitFor('pvc', 'static-claim', '{.status.phase}', 'Bound');
+    expect((await grow('static-claim')).stderr).toContain(
+      'persistentvolumeclaims "static-claim" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
+    );
+    expect(await jsonpath('pvc', 'static-claim', '{.spec.resources.requests.storage}')).toBe('1Gi');
+    // Below the capacity it has: the claim's validation refuses it.
+    const shrink = await resizeClaim('data-db-0', '1Gi');
+    expect(shrink.stderr).toContain(
+      'The PersistentVolumeClaim "data-db-0" is invalid: spec.resources.requests.storage: Forbidden: field can not be less than status.capacity',
+    );
+    await ok(['delete', 'pvc', 'waiting', 'static-claim', '-n', 'vol']);
   }, 60_000);
 
   it('deletes a provisioned volume with its claim (reclaim Delete)', async () => {

@@ -1,7 +1,7 @@
 // persistentVolumeClaim and generic ephemeral volumes in the kubelet's volume manager: bound
 // claims on hostPath (local-path) and local volumes, readOnly and subPath on them, fsGroup on a
 // local volume, and the kubelet's FailedMount texts while a claim cannot be used.
-import { stat, symlink } from 'node:fs/promises';
+import { chmod, chown, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createVolumeManager, type Mounter } from '../../../src/agent/kubelet/volumes/index.js';
@@ -135,6 +135,31 @@ describe('claim volumes in the kubelet', () => {
     const info = await stat(dir);
     expect(info.gid).toBe(2345);
     expect(info.mode & 0o2000).toBe(0o2000);
+  });
+
+  it('leaves a volume whose root already has the fsGroup alone under fsGroupChangePolicy OnRootMismatch', async () => {
+    const { client, manager } = setup();
+    const dir = tempDir();
+    const file = join(dir, 'file');
+    await writeFile(file, 'x');
+    await chown(file, 0, 0);
+    await chown(dir, 0, 2345);
+    await chmod(dir, 0o2775);
+    client.put('persistentvolumeclaims', 'shop', 'data', claim('data', 'Bound', 'pv-local'));
+    client.put('persistentvolumes', '', 'pv-local', volume('pv-local', 'uid-data', { local: { path: dir } }));
+    const pod = withVolumes(podWith([], [], 2345), [
+      { name: 'data', persistentVolumeClaim: { claimName: 'data' } },
+    ]);
+    const withPolicy = (uid: string, fsGroupChangePolicy: string): Pod => ({
+      ...pod,
+      metadata: { ...pod.metadata, uid },
+      spec: { ...pod.spec!, securityContext: { fsGroup: 2345, fsGroupChangePolicy } },
+    });
+    await manager.setUp(withPolicy('pod-on-root-mismatch', 'OnRootMismatch'));
+    expect((await stat(file)).gid).toBe(0);
+    // Always (the default) walks the whole volume.
+    await manager.setUp(withPolicy('pod-always', 'Always'));
+    expect((await stat(file)).gid).toBe(2345);
   });
 
   const failures: { name: string; put: (client: FakeClient) => void; volume?: Volume; want: string }[] = [

@@ -83,6 +83,13 @@ describe('node container options', () => {
         Target: '/var/lib/containerd',
         VolumeOptions: expect.objectContaining({ Labels: { 'dev.tkube.cluster': 'dev' } }),
       }),
+      // Local-path claims' data: a labelled volume, so `tkube down` removes it with the cluster.
+      expect.objectContaining({
+        Type: 'volume',
+        Source: 'dev-node-1-local-path',
+        Target: '/var/lib/tkube/local-path',
+        VolumeOptions: expect.objectContaining({ Labels: { 'dev.tkube.cluster': 'dev' } }),
+      }),
       {
         Type: 'bind',
         Source: '/src',

@@ -7,7 +7,8 @@ import { ClusterObjects } from '../../../src/scheduler/cluster-objects.js';
 import { CycleState } from '../../../src/scheduler/framework/cycle-state.js';
 import { Framework, type PluginEntry } from '../../../src/scheduler/framework/framework.js';
 import type { FrameworkHandle } from '../../../src/scheduler/framework/handle.js';
-import type { Plugin } from '../../../src/scheduler/framework/interfaces.js';
+import type { FilterPlugin, Plugin, PreFilterPlugin } from '../../../src/scheduler/framework/interfaces.js';
+import { Code } from '../../../src/scheduler/framework/status.js';
 import { Nominator } from '../../../src/scheduler/queue/nominator.js';
 
 export interface NodeOptions {
@@ -198,5 +199,20 @@ export function filterWith(
     }
     out[info.name] = framework.runFilterPlugins(state, podInfo, info)?.message() ?? '';
   }
+  return out;
+}
+
+/** A plugin's PreFilter rejection ('Skip' when it skips), or each node's Filter message ('' when it fits). */
+export function preFilterThenFilter(
+  plugin: PreFilterPlugin & FilterPlugin,
+  nodes: readonly NodeInfo[],
+  podObject: Pod,
+  state = new CycleState(),
+): string | Record<string, string> {
+  const podInfo = new PodInfo(podObject);
+  const result = plugin.preFilter(state, podInfo, nodes);
+  if (result?.status) return result.status.code === Code.Skip ? 'Skip' : result.status.message();
+  const out: Record<string, string> = {};
+  for (const info of nodes) out[info.name] = plugin.filter(state, podInfo, info)?.message() ?? '';
   return out;
 }

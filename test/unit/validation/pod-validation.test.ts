@@ -80,6 +80,27 @@ describe('pod validation on create', () => {
       ['spec.containers[0].volumeMounts[0].name: Not found: "data"'],
     ],
     [
+      'a subPath that climbs out of its volume, or is absolute',
+      {
+        containers: [
+          container({
+            volumeMounts: [
+              { name: 'data', mountPath: '/a', subPath: 'logs/../../etc' },
+              { name: 'data', mountPath: '/b', subPath: '/etc' },
+              { name: 'data', mountPath: '/c', subPathExpr: '$(POD)/..' },
+            ],
+          }),
+        ],
+        volumes: [{ name: 'data', emptyDir: {} }],
+      },
+      // Upstream names these fields without the mount's index (ValidateVolumeMounts passes fldPath).
+      [
+        `spec.containers[0].volumeMounts.subPath: Invalid value: "logs/../../etc": must not contain '..'`,
+        'spec.containers[0].volumeMounts.subPath: Invalid value: "/etc": must be a relative path',
+        `spec.containers[0].volumeMounts.subPathExpr: Invalid value: "$(POD)/..": must not contain '..'`,
+      ],
+    ],
+    [
       'two volumes with one name',
       {
         volumes: [

@@ -14,7 +14,7 @@ import { ClusterObjects } from '../../../../src/scheduler/cluster-objects.js';
 import { CycleState } from '../../../../src/scheduler/framework/cycle-state.js';
 import { Code } from '../../../../src/scheduler/framework/status.js';
 import { type VolumeApi, VolumeBinding } from '../../../../src/scheduler/plugins/volume-binding/plugin.js';
-import { node, nodeInfo, pod, testHandle } from '../fixtures.js';
+import { node, nodeInfo, pod, preFilterThenFilter, testHandle } from '../fixtures.js';
 
 const nodes = [nodeInfo(node('n1')), nodeInfo(node('n2'))];
 
@@ -105,19 +105,8 @@ function setup(objects: {
   return { cluster, plugin, writes };
 }
 
-/** PreFilter's rejection, or each node's Filter message ('' when it fits). */
-function run(
-  plugin: VolumeBinding,
-  podObject: Pod,
-  state = new CycleState(),
-): string | Record<string, string> {
-  const podInfo = new PodInfo(podObject);
-  const result = plugin.preFilter(state, podInfo);
-  if (result?.status) return result.status.code === Code.Skip ? 'Skip' : result.status.message();
-  const out: Record<string, string> = {};
-  for (const info of nodes) out[info.name] = plugin.filter(state, podInfo, info)?.message() ?? '';
-  return out;
-}
+const run = (plugin: VolumeBinding, podObject: Pod, state = new CycleState()) =>
+  preFilterThenFilter(plugin, nodes, podObject, state);
 
 describe('VolumeBinding PreFilter', () => {
   it('skips pods without claims', () => {
