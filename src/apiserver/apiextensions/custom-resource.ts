@@ -27,6 +27,7 @@ import {
   validateCustomResource,
   validateCustomResourceUpdate,
 } from './schema/index.js';
+import { canonicalJson } from './schema/json-value.js';
 import { selectableFieldValues } from './selectable-fields.js';
 
 const ALL_VERBS = [
@@ -238,8 +239,15 @@ export function servedVersion(
   };
   const webhookConvert = customResourceWebhookConverter(spec.raw.conversion, webhookClient);
   if (webhookConvert) {
-    codec.convertAsync = (objects, to, asList) =>
-      webhookConvert(objects, to === 'served' ? servedApiVersion : storageApiVersion, asList);
+    codec.convertAsync = async (objects, to, asList) => {
+      if (to === 'served') return webhookConvert(objects, servedApiVersion, asList);
+      // Stored with sorted keys (as upstream's JSON encoder writes unstructured objects), so an
+      // update the webhook answers in another field order is still found unchanged.
+      const stored = await webhookConvert(objects, storageApiVersion, asList);
+      return stored.map((object, i) =>
+        object === objects[i] ? object : (JSON.parse(canonicalJson(object)) as KubeObject),
+      );
+    };
   }
   return {
     info,

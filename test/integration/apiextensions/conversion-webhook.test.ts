@@ -156,6 +156,13 @@ describe('a conversion webhook by URL', () => {
     });
     expect(updated.status).toBe(200);
     expect((await call('GET', path(group, 'v1', 'three'))).json().spec).toEqual({ hostPort: 'b:2' });
+    // The same object put again through the webhook is no change: no new resourceVersion.
+    const again = (await call('GET', path(group, 'v2', 'three'))).json();
+    const unchanged = await call('PUT', path(group, 'v2', 'three'), again);
+    expect(unchanged.status).toBe(200);
+    expect((unchanged.json().metadata as Json).resourceVersion).toBe(
+      (again.metadata as Json).resourceVersion,
+    );
     expect((await call('DELETE', path(group, 'v2', 'three'))).status).toBe(200);
     expect((await call('GET', path(group, 'v1', 'three'))).status).toBe(404);
   });
