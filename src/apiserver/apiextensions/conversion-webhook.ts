@@ -71,11 +71,8 @@ export function conversionWebhookConverter(
       first.apiVersion ?? '',
       asList ? `${first.kind ?? ''}List` : (first.kind ?? ''),
     );
-    if (reviewVersion === undefined) {
-      throw new ConversionError(
-        `conversion webhook for ${subject} failed: webhook does not accept known ConversionReview versions (v1, v1beta1)`,
-      );
-    }
+    // Validation admits no CRD without a known version: upstream's text, without the prefix.
+    if (reviewVersion === undefined) throw new ConversionError('no supported conversion review versions');
     const uid = randomUUID();
     const reviewApiVersion = `apiextensions.k8s.io/${reviewVersion}`;
     const review = {
@@ -96,15 +93,14 @@ export function conversionWebhookConverter(
     try {
       converted = convertedObjectsOf(answer, reviewVersion, reviewApiVersion, uid);
     } catch (error) {
-      throw new ConversionError(
-        `conversion webhook for ${subject} returned invalid response: ${(error as Error).message}`,
-      );
+      throw new ConversionError(`conversion webhook for ${subject} failed: ${(error as Error).message}`);
     }
     if (converted.length !== pending.length) {
       throw new ConversionError(
         `conversion webhook for ${subject} returned ${converted.length} objects, expected ${pending.length}`,
       );
     }
+    if (!asList) return [checkedObject(pending[0]!, converted[0], apiVersion, subject)];
     let index = 0;
     return objects.map((original) => {
       if (original.apiVersion === apiVersion) return original;
@@ -113,22 +109,15 @@ export function conversionWebhookConverter(
         new ConversionError(
           `conversion webhook for ${subject} returned invalid converted object at index ${at}: ${detail}`,
         );
-      if (!isObject(candidate) || typeof candidate.kind !== 'string' || candidate.kind === '') {
-        throw invalid(index, `Object 'Kind' is missing in '${JSON.stringify(candidate)}'`);
-      }
+      const missing = kindMissing(candidate);
+      if (missing) throw invalid(index, missing);
+      const object = candidate as Json;
       // Upstream counts the object as done before its remaining checks: they name the next index.
       index++;
-      const got = typeof candidate.apiVersion === 'string' ? candidate.apiVersion : '';
-      if (got !== apiVersion) {
-        throw invalid(index, `invalid groupVersion (expected ${apiVersion}, received ${got})`);
-      }
-      if (candidate.kind !== original.kind) {
-        throw invalid(index, `invalid kind (expected ${original.kind}, received ${candidate.kind})`);
-      }
-      const problem = identityProblem(original, candidate);
+      const problem = typeProblem(original, object, apiVersion) ?? identityProblem(original, object);
       if (problem) throw invalid(index, problem);
       try {
-        return restoreObjectMeta(original, candidate);
+        return restoreObjectMeta(original, object);
       } catch (error) {
         throw new ConversionError(
           `conversion webhook for ${subject} returned invalid metadata in object at index ${index}: ${(error as Error).message}`,
@@ -136,6 +125,51 @@ export function conversionWebhookConverter(
       }
     });
   };
+}
+
+/** One object converted alone: upstream's single-object checks and texts. */
+function checkedObject(
+  original: KubeObject,
+  candidate: unknown,
+  apiVersion: string,
+  subject: string,
+): KubeObject {
+  const missing = kindMissing(candidate);
+  if (missing) throw new ConversionError(missing);
+  const object = candidate as Json;
+  const typeError = typeProblem(original, object, apiVersion);
+  if (typeError) {
+    throw new ConversionError(
+      `conversion webhook for ${subject} returned invalid object at index 0: ${typeError}`,
+    );
+  }
+  const identityError = identityProblem(original, object);
+  if (identityError) {
+    throw new ConversionError(`conversion webhook for ${subject} returned invalid object: ${identityError}`);
+  }
+  try {
+    return restoreObjectMeta(original, object);
+  } catch (error) {
+    throw new ConversionError(
+      `conversion webhook for ${subject} returned invalid metadata: ${(error as Error).message}`,
+    );
+  }
+}
+
+/** Decoding a converted object as unstructured: it needs a kind. */
+function kindMissing(candidate: unknown): string | undefined {
+  if (isObject(candidate) && typeof candidate.kind === 'string' && candidate.kind !== '') return undefined;
+  return `Object 'Kind' is missing in '${JSON.stringify(candidate ?? null)}'`;
+}
+
+/** The converted object must be in the desired version and keep its kind. */
+function typeProblem(original: KubeObject, converted: Json, apiVersion: string): string | undefined {
+  const got = typeof converted.apiVersion === 'string' ? converted.apiVersion : '';
+  if (got !== apiVersion) return `invalid groupVersion (expected ${apiVersion}, received ${got})`;
+  if (converted.kind !== original.kind) {
+    return `invalid kind (expected ${original.kind}, received ${String(converted.kind)})`;
+  }
+  return undefined;
 }
 
 /** getConvertedObjectsFromResponse: v1 reviews are checked for their kind and uid, v1beta1 ones are not. */

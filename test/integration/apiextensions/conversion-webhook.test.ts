@@ -253,23 +253,21 @@ describe('a failing conversion webhook', () => {
       response: { ...(converted(review).response as Json), uid: 'other' },
     });
     expect((await failure()).message).toMatch(
-      new RegExp(`${subject} returned invalid response: expected response.uid="[0-9a-f-]{36}", got "other"`),
+      new RegExp(`${subject} failed: expected response.uid="[0-9a-f-]{36}", got "other"`),
     );
   });
 
   it('answers another kind of review', async () => {
     answer = (review) => ({ ...converted(review), kind: 'AdmissionReview' });
     expect((await failure()).message).toBe(
-      `Internal error occurred: ${subject} returned invalid response: expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got apiextensions.k8s.io/v1, Kind=AdmissionReview`,
+      `Internal error occurred: ${subject} failed: expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got apiextensions.k8s.io/v1, Kind=AdmissionReview`,
     );
   });
 
   it('answers with a failed result', async () => {
     answer = (review) =>
       conversionResponse(review, { result: { status: 'Failure', message: 'cannot convert x' } });
-    expect((await failure()).message).toBe(
-      `Internal error occurred: ${subject} returned invalid response: cannot convert x`,
-    );
+    expect((await failure()).message).toBe(`Internal error occurred: ${subject} failed: cannot convert x`);
   });
 
   it('answers too few objects', async () => {
@@ -287,7 +285,7 @@ describe('a failing conversion webhook', () => {
       return body;
     };
     expect((await failure()).message).toBe(
-      `Internal error occurred: ${subject} returned invalid converted object at index 1: invalid groupVersion (expected ${group}/v2, received ${group}/v1)`,
+      `Internal error occurred: ${subject} returned invalid object at index 0: invalid groupVersion (expected ${group}/v2, received ${group}/v1)`,
     );
     answer = (review) => {
       const body = converted(review);
@@ -296,7 +294,7 @@ describe('a failing conversion webhook', () => {
       return body;
     };
     expect((await failure()).message).toBe(
-      `Internal error occurred: ${subject} returned invalid converted object at index 1: must have the same name: x != renamed`,
+      `Internal error occurred: ${subject} returned invalid object: must have the same name: x != renamed`,
     );
     answer = (review) => {
       const body = converted(review);
@@ -306,7 +304,7 @@ describe('a failing conversion webhook', () => {
     };
     expect((await failure()).message).toMatch(
       new RegExp(
-        `^Internal error occurred: ${subject} returned invalid metadata in object at index 1: metadata.labels: Invalid value: "bad key!"`,
+        `^Internal error occurred: ${subject} returned invalid metadata: metadata.labels: Invalid value: "bad key!"`,
       ),
     );
   });
@@ -318,6 +316,16 @@ describe('a failing conversion webhook', () => {
     expect(list.json().message).toMatch(
       new RegExp(`^Internal error occurred: conversion webhook for ${group}/v1, Kind=EndpointList failed: `),
     );
+    answer = (review) => {
+      const body = converted(review);
+      for (const object of (body.response as { convertedObjects: Json[] }).convertedObjects)
+        object.apiVersion = `${group}/v1`;
+      return body;
+    };
+    expect((await call('GET', path(group, 'v2'))).json().message).toBe(
+      `Internal error occurred: conversion webhook for ${group}/v1, Kind=EndpointList returned invalid converted object at index 1: invalid groupVersion (expected ${group}/v2, received ${group}/v1)`,
+    );
+    answer = () => 'garbage';
     const watch = await call('GET', `${path(group, 'v2')}?watch=1&timeoutSeconds=2`);
     // The initial state cannot be converted: the watch is refused as the list is.
     expect(watch.status).toBe(500);
