@@ -5,7 +5,7 @@
 import type { KubeObject } from '../../api/object.js';
 import type { WebhookClientDeps } from '../admission/webhook/client.js';
 import { fieldsOf, stringOf, stringsOf } from '../registry/validation/json.js';
-import { internalError } from '../status.js';
+import { internalError, unknownError } from '../status.js';
 import { ConversionError, conversionWebhookConverter } from './conversion-webhook.js';
 
 /** Converts `object` to `apiVersion` (a version of the same group); returns it as is when equal. */
@@ -35,7 +35,7 @@ export function customResourceConverter(strategy: string, kind: string): CustomR
 
 /**
  * The webhook conversion of a CRD whose strategy is `Webhook`, or undefined (`None`). Failures are
- * 500 InternalError Status errors carrying upstream's text.
+ * 500s without a reason carrying upstream's text, as kube-apiserver answers them.
  */
 export function customResourceWebhookConverter(
   conversion: unknown,
@@ -55,7 +55,8 @@ export function customResourceWebhookConverter(
     try {
       return await convert(objects, apiVersion, asList);
     } catch (error) {
-      if (error instanceof ConversionError) throw internalError(error);
+      // Upstream's storage codec returns the converter's error as it is: not an API status.
+      if (error instanceof ConversionError) throw unknownError(error.message);
       throw error;
     }
   };

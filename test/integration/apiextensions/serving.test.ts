@@ -563,7 +563,7 @@ describe('webhook conversion', () => {
     const other = await call('GET', '/apis/parts.example.com/v1beta1/namespaces/default/levers/l1');
     expect(other.status).toBe(500);
     expect(other.json().message).toBe(
-      'Internal error occurred: conversion webhook for parts.example.com/v1, Kind=Lever failed: Post "https://converter.default.svc/?timeout=30s": services "converter" not found',
+      'conversion webhook for parts.example.com/v1, Kind=Lever failed: Post "https://converter.default.svc/?timeout=30s": services "converter" not found',
     );
   });
 });
