@@ -123,6 +123,24 @@ function webhookEndpoints(done: (ips: string) => boolean, what: string): Promise
 
 const selected = { matchLabels: { 'e2e-webhooks': 'on' } };
 
+/** A ValidatingWebhookConfiguration of one webhook on ConfigMap creates in the selected namespaces. */
+function configMapValidation(name: string, webhook: Record<string, unknown>) {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name },
+    webhooks: [
+      {
+        admissionReviewVersions: ['v1'],
+        sideEffects: 'None',
+        namespaceSelector: selected,
+        rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+        ...webhook,
+      },
+    ],
+  };
+}
+
 beforeAll(async () => {
   [cluster] = await Promise.all([
     startKubeletCluster('cv-webhooks', 2),
@@ -269,26 +287,13 @@ describe('admission webhooks served by a pod', () => {
 
   it('fails a request at timeoutSeconds when the webhook is slow', async () => {
     await apply([
-      {
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        kind: 'ValidatingWebhookConfiguration',
-        metadata: { name: 'e2e-slow' },
-        webhooks: [
-          {
-            name: 'slow.e2e.tkube.dev',
-            clientConfig: service('/slow'),
-            admissionReviewVersions: ['v1'],
-            sideEffects: 'None',
-            failurePolicy: 'Fail',
-            timeoutSeconds: 2,
-            namespaceSelector: selected,
-            objectSelector: { matchLabels: { slow: 'true' } },
-            rules: [
-              { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
-            ],
-          },
-        ],
-      },
+      configMapValidation('e2e-slow', {
+        name: 'slow.e2e.tkube.dev',
+        clientConfig: service('/slow'),
+        failurePolicy: 'Fail',
+        timeoutSeconds: 2,
+        objectSelector: { matchLabels: { slow: 'true' } },
+      }),
     ]);
     const configMap = (name: string) =>
       JSON.stringify({
@@ -405,24 +410,11 @@ describe('a conversion webhook served by the same pod', () => {
 describe('the webhook server scaled to 0', () => {
   it('fails requests under failurePolicy Fail and lets them through under Ignore', async () => {
     await apply([
-      {
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        kind: 'ValidatingWebhookConfiguration',
-        metadata: { name: 'e2e-ignore' },
-        webhooks: [
-          {
-            name: 'ignore.e2e.tkube.dev',
-            clientConfig: service('/validate'),
-            admissionReviewVersions: ['v1'],
-            sideEffects: 'None',
-            failurePolicy: 'Ignore',
-            namespaceSelector: selected,
-            rules: [
-              { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
-            ],
-          },
-        ],
-      },
+      configMapValidation('e2e-ignore', {
+        name: 'ignore.e2e.tkube.dev',
+        clientConfig: service('/validate'),
+        failurePolicy: 'Ignore',
+      }),
     ]);
     await kubectl(['scale', 'deployment', 'e2e-webhook', '-n', 'default', '--replicas=0']);
     await webhookEndpoints((ips) => ips === '', 'the webhook server to be gone');
