@@ -42,6 +42,9 @@ import { parseResourceVersion } from './resource-version.js';
 import { decodeStored, encodeForStorage, withResourceVersion } from './stored-object.js';
 import type { Strategy } from './strategy.js';
 
+/** Store events converted by a webhook, by served group/version: shared by the watchers of a version. */
+const servedEventCache = new WeakMap<WatchEvent, Map<string, Promise<WatchEvent>>>();
+
 /** etcd's default --max-request-bytes (1.5 MiB). */
 export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
 
@@ -215,9 +218,38 @@ export class ResourceStore {
     return convert ? (await convert([object], 'storage', false))[0]! : object;
   }
 
-  /** A watch batch with its objects in the served version (converted together by a webhook). */
+  /**
+   * A watch batch with its objects in the served version. Where a webhook converts them, the
+   * events no watcher of this version has had converted yet go in one review, and every watcher
+   * of the version shares the result (store events are shared objects).
+   */
   async servedEvents(batch: readonly WatchEvent[]): Promise<readonly WatchEvent[]> {
     if (!this.codec?.convertAsync) return batch;
+    const version = `${this.info.group}/${this.info.version}`;
+    const cached = (event: WatchEvent) => servedEventCache.get(event)?.get(version);
+    const missing = batch.filter((event) => cached(event) === undefined);
+    if (missing.length > 0) {
+      const converted = this.convertEvents(missing);
+      // A failed conversion is not kept: a later watcher asks the webhook again.
+      converted.catch(() => {
+        for (const event of missing) servedEventCache.get(event)?.delete(version);
+      });
+      for (const [i, event] of missing.entries()) {
+        let byVersion = servedEventCache.get(event);
+        if (!byVersion) {
+          byVersion = new Map();
+          servedEventCache.set(event, byVersion);
+        }
+        byVersion.set(
+          version,
+          converted.then((events) => events[i]!),
+        );
+      }
+    }
+    return Promise.all(batch.map((event) => cached(event)!));
+  }
+
+  private async convertEvents(batch: readonly WatchEvent[]): Promise<WatchEvent[]> {
     const values: string[] = [];
     for (const event of batch) {
       if (event.value !== undefined) values.push(event.value);

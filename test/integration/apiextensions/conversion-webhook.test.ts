@@ -195,9 +195,17 @@ describe('a conversion webhook by URL', () => {
 
   it('watches v2 while objects are written in v1', async () => {
     const rv = ((await call('GET', path(group, 'v2'))).json().metadata as Json).resourceVersion;
-    const watch = call('GET', `${path(group, 'v2')}?watch=1&resourceVersion=${rv}&timeoutSeconds=2`);
+    const watchPath = `${path(group, 'v2')}?watch=1&resourceVersion=${rv}&timeoutSeconds=2`;
+    const [watch, otherWatch] = [call('GET', watchPath), call('GET', watchPath)];
     await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = server.received.get('/convert')!.length;
     await call('POST', path(group, 'v1'), endpoint(group, 'watched', 'w:9'));
+    expect((await otherWatch).text).toContain('"host":"w"');
+    // Both watchers (and any other watcher of v2) share one conversion of the event.
+    const reviews = (server.received.get('/convert')!.slice(before) as Request[]).filter((review) =>
+      review.objects.some((object) => (object.metadata as Json).name === 'watched'),
+    );
+    expect(reviews).toHaveLength(1);
     const events = (await watch).text
       .trim()
       .split('\n')
