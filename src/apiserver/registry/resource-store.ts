@@ -350,7 +350,8 @@ export class ResourceStore {
             true,
           )
         : undefined;
-      for (const [i, kv] of page.items.entries()) {
+      for (let i = 0; i < page.items.length; i++) {
+        const kv = page.items[i]!;
         const value = values ? values[i]! : kv.value;
         if (filter && !filter(this.servedObject(value, kv.modRevision))) continue;
         items.push(this.servedText(value, kv.modRevision));
