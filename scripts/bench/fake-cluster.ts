@@ -10,7 +10,10 @@ import { sleep } from '../../src/client/informers/index.js';
 import { NAMESPACES, SERVICE_ACCOUNTS } from '../../src/client/resources.js';
 import { httpsClient } from '../../src/client/transports.js';
 import type { Client } from '../../src/client/types.js';
-import { builtinControlPlaneCommand } from '../../src/cluster/controlplane-process.js';
+import {
+  builtinControlPlaneCommand,
+  type ControlPlaneCommand,
+} from '../../src/cluster/controlplane-process.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
 
 const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -23,10 +26,14 @@ export interface FakeCluster {
   stop(): Promise<void>;
 }
 
-export async function startFakeCluster(name: string, fakeNodes: number): Promise<FakeCluster> {
+export async function startFakeCluster(
+  name: string,
+  fakeNodes: number,
+  /** Another build's control plane (A/B benches against a baseline tree). */
+  controlPlane: ControlPlaneCommand = builtinControlPlaneCommand(),
+): Promise<FakeCluster> {
   const dir = mkdtempSync(join(tmpdir(), `tkube-bench-${name}-`));
   const pki = await ensureClusterPki(join(dir, 'pki'));
-  const controlPlane = builtinControlPlaneCommand();
   const started = performance.now();
   const child: ChildProcess = spawn(
     controlPlane.file,

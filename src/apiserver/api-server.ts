@@ -27,6 +27,7 @@ import { serviceAccountAdmission } from './admission/plugins/service-account.js'
 import { storageObjectInUseProtectionAdmission } from './admission/plugins/storage-object-in-use-protection.js';
 import { taintNodesByConditionAdmission } from './admission/plugins/taint-nodes-by-condition.js';
 import { validatingAdmissionPolicy } from './admission/validating-admission-policy/index.js';
+import type { WebhookClientDeps } from './admission/webhook/client.js';
 import { type AdmissionWebhookWiring, admissionWebhooks } from './admission/webhook/index.js';
 import type { WebhookMetrics } from './admission/webhook/metrics.js';
 import { Aggregator } from './aggregator/aggregator.js';
@@ -244,6 +245,16 @@ export class ApiServer {
       endpoints: core('endpoints'),
       pods: core('pods'),
     });
+    // Admission and conversion webhooks reach Services the same way.
+    const webhookClient: WebhookClientDeps = {
+      dial,
+      resolveService: async (namespace, name, port) => {
+        const origin = new URL(
+          await serviceProxyLocation(serviceStores(), namespace, `https:${name}:${port}`),
+        );
+        return { host: origin.hostname.replace(/^\[|\]$/g, ''), port: Number(origin.port || 443) };
+      },
+    };
     const webhooks = admissionWebhooks({
       store: options.store,
       mutatingRoot: this.resourceStore('admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations')!
@@ -254,15 +265,7 @@ export class ApiServer {
         'validatingwebhookconfigurations',
       )!.root,
       namespaces: namespaceObjects,
-      client: {
-        dial,
-        resolveService: async (namespace, name, port) => {
-          const origin = new URL(
-            await serviceProxyLocation(serviceStores(), namespace, `https:${name}:${port}`),
-          );
-          return { host: origin.hostname.replace(/^\[|\]$/g, ''), port: Number(origin.port || 443) };
-        },
-      },
+      client: webhookClient,
       equivalentVersions: (group, resource) => {
         const versions: string[] = [];
         for (const { info } of this.resources.values())
@@ -328,13 +331,18 @@ export class ApiServer {
     ]);
     for (const store of this.resources.values()) store.admissionChain = chain;
     this.admissionChain = chain;
-    this.customResources = new CustomResourceRegistry(options.store, this.checkNamespace, {
-      register: (info, store) => this.register(info, store),
-      unregister: (info) => this.resources.delete(`${info.group}/${info.version}/${info.resource}`),
-      prepare: (store) => {
-        store.admissionChain = chain;
+    this.customResources = new CustomResourceRegistry(
+      options.store,
+      this.checkNamespace,
+      {
+        register: (info, store) => this.register(info, store),
+        unregister: (info) => this.resources.delete(`${info.group}/${info.version}/${info.resource}`),
+        prepare: (store) => {
+          store.admissionChain = chain;
+        },
       },
-    });
+      webhookClient,
+    );
     this.crdControllers = new CrdControllers(
       options.store,
       this.resourceStore('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!,

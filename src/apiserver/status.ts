@@ -230,7 +230,12 @@ export function requestEntityTooLarge(limit: number): StatusError {
  * status, so a 500 with the error's text and no reason.
  */
 export function storageRequestTooLarge(): StatusError {
-  return new StatusError(500, '', 'etcdserver: request is too large');
+  return unknownError('etcdserver: request is too large');
+}
+
+/** An error that is not an API status, as ErrorToAPIStatus answers it: 500, no reason, its text. */
+export function unknownError(message: string): StatusError {
+  return new StatusError(500, '', message);
 }
 
 export function internalError(error: unknown): StatusError {

@@ -1,12 +1,22 @@
 // Conversion between the versions of a custom resource (apiextensions-apiserver's
-// pkg/apiserver/conversion): `None` rewrites apiVersion only. `Webhook` is the seam the conversion
-// webhooks fill in; until then an object that needs converting is refused as upstream refuses a
-// webhook that cannot be reached, instead of being passed through unconverted.
+// pkg/apiserver/conversion): `None` rewrites apiVersion only. `Webhook` objects are converted by the
+// CRD's webhook (conversion-webhook.ts) before this synchronous step, which then finds them in
+// the wanted version; one that is not is refused rather than passed through unconverted.
 import type { KubeObject } from '../../api/object.js';
-import { internalError } from '../status.js';
+import type { WebhookClientDeps } from '../admission/webhook/client.js';
+import { fieldsOf, stringOf, stringsOf } from '../registry/validation/json.js';
+import { internalError, unknownError } from '../status.js';
+import { ConversionError, conversionWebhookConverter } from './conversion-webhook.js';
 
 /** Converts `object` to `apiVersion` (a version of the same group); returns it as is when equal. */
 export type CustomResourceConverter = (object: KubeObject, apiVersion: string) => KubeObject;
+
+/** Converts many objects to `apiVersion` in one round trip (a conversion webhook's review). */
+export type AsyncCustomResourceConverter = (
+  objects: KubeObject[],
+  apiVersion: string,
+  asList: boolean,
+) => Promise<KubeObject[]>;
 
 export function customResourceConverter(strategy: string, kind: string): CustomResourceConverter {
   if (strategy !== 'Webhook') {
@@ -18,9 +28,36 @@ export function customResourceConverter(strategy: string, kind: string): CustomR
   return (object, apiVersion) => {
     if (object.apiVersion === apiVersion) return object;
     throw internalError(
-      new Error(
-        `conversion webhook for ${apiVersion}, Kind=${kind} failed: conversion webhooks are not served yet`,
-      ),
+      new Error(`conversion webhook for ${apiVersion}, Kind=${kind} failed: the object was not converted`),
     );
+  };
+}
+
+/**
+ * The webhook conversion of a CRD whose strategy is `Webhook`, or undefined (`None`). Failures are
+ * 500s without a reason carrying upstream's text, as kube-apiserver answers them.
+ */
+export function customResourceWebhookConverter(
+  conversion: unknown,
+  client: WebhookClientDeps,
+): AsyncCustomResourceConverter | undefined {
+  const fields = fieldsOf(conversion);
+  if (stringOf(fields.strategy) !== 'Webhook') return undefined;
+  const webhook = fieldsOf(fields.webhook);
+  const convert = conversionWebhookConverter(
+    {
+      clientConfig: fieldsOf(webhook.clientConfig),
+      conversionReviewVersions: stringsOf(webhook.conversionReviewVersions),
+    },
+    client,
+  );
+  return async (objects, apiVersion, asList) => {
+    try {
+      return await convert(objects, apiVersion, asList);
+    } catch (error) {
+      // Upstream's storage codec returns the converter's error as it is: not an API status.
+      if (error instanceof ConversionError) throw unknownError(error.message);
+      throw error;
+    }
   };
 }

@@ -7,6 +7,7 @@ import type { KubeObject } from '../../api/object.js';
 import type { ResourceInfo, SubresourceInfo } from '../../api/resources/types.js';
 import { type FieldError, fieldInvalid, fieldRequired } from '../../api/selectors/field-errors.js';
 import type { JSONSchemaProps } from '../../api/types/apiextensions-v1.generated.js';
+import type { WebhookClientDeps } from '../admission/webhook/client.js';
 import { blockingSchemaError, compileSchemaValidations, type SchemaValidationRules } from '../cel/index.js';
 import type { CustomResourceServing } from '../registry/custom-resource-serving.js';
 import { specChanged } from '../registry/object-meta.js';
@@ -15,7 +16,7 @@ import { makeStrategy, type Strategy } from '../registry/strategy.js';
 import { fieldsOf, isJsonObject, stringOf } from '../registry/validation/json.js';
 import { nameIsDnsSubdomain } from '../registry/validation/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
-import { customResourceConverter } from './conversion.js';
+import { customResourceConverter, customResourceWebhookConverter } from './conversion.js';
 import { acceptedNames, type CrdVersion, crdSpec } from './crd-object.js';
 import { customResourcePrinter } from './printer-columns.js';
 import { scaleAdapter } from './scale.js';
@@ -26,6 +27,7 @@ import {
   validateCustomResource,
   validateCustomResourceUpdate,
 } from './schema/index.js';
+import { canonicalJson } from './schema/json-value.js';
 import { selectableFieldValues } from './selectable-fields.js';
 
 const ALL_VERBS = [
@@ -120,7 +122,11 @@ function replicasErrors(object: KubeObject, jsonPath: string): FieldError[] {
 }
 
 /** The served version `version` of `crd`, named by the CRD's accepted names. */
-export function servedVersion(crd: KubeObject, version: CrdVersion): ServedVersion {
+export function servedVersion(
+  crd: KubeObject,
+  version: CrdVersion,
+  webhookClient: WebhookClientDeps = {},
+): ServedVersion {
   const spec = crdSpec(crd);
   const names = acceptedNames(crd);
   const storage = spec.versions.find((v) => v.storage) ?? version;
@@ -231,6 +237,18 @@ export function servedVersion(crd: KubeObject, version: CrdVersion): ServedVersi
     },
     toStorage: (object) => convert({ ...object }, storageApiVersion),
   };
+  const webhookConvert = customResourceWebhookConverter(spec.raw.conversion, webhookClient);
+  if (webhookConvert) {
+    codec.convertAsync = async (objects, to, asList) => {
+      if (to === 'served') return webhookConvert(objects, servedApiVersion, asList);
+      // Stored with sorted keys (as upstream's JSON encoder writes unstructured objects), so an
+      // update the webhook answers in another field order is still found unchanged.
+      const stored = await webhookConvert(objects, storageApiVersion, asList);
+      return stored.map((object, i) =>
+        object === objects[i] ? object : (JSON.parse(canonicalJson(object)) as KubeObject),
+      );
+    };
+  }
   return {
     info,
     strategy,

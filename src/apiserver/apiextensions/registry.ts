@@ -5,6 +5,7 @@ import type { KubeObject } from '../../api/object.js';
 import type { GroupInfo, ResourceInfo } from '../../api/resources/types.js';
 import type { JSONSchemaProps } from '../../api/types/apiextensions-v1.generated.js';
 import type { Store } from '../../storage/index.js';
+import type { WebhookClientDeps } from '../admission/webhook/client.js';
 import { compareKubeAwareVersions } from '../discovery/group-order.js';
 import { BUILTIN_TABLE, type ResourceTable } from '../discovery/table.js';
 import type { SchemaSource } from '../openapi/schema-source.js';
@@ -42,6 +43,8 @@ export class CustomResourceRegistry {
     private readonly store: Store,
     private readonly checkNamespace: NamespaceCheck,
     private readonly registrar: ResourceRegistrar,
+    /** How conversion webhooks are reached (Services through the apiserver's resolver). */
+    private readonly webhookClient: WebhookClientDeps = {},
   ) {}
 
   /** Serves what `crd` defines now (nothing once it is gone or its names are not accepted). */
@@ -62,7 +65,7 @@ export class CustomResourceRegistry {
       };
       for (const version of crdSpec(crd).versions) {
         if (!version.served) continue;
-        const { info, strategy, codec, serving } = servedVersion(crd, version);
+        const { info, strategy, codec, serving } = servedVersion(crd, version, this.webhookClient);
         const resourceStore = new ResourceStore(info, strategy, this.store, this.checkNamespace, codec);
         resourceStore.custom = { ...serving, terminating: () => entry.terminating };
         this.registrar.prepare(resourceStore);
@@ -81,7 +84,7 @@ export class CustomResourceRegistry {
   storageStore(crd: KubeObject): ResourceStore | undefined {
     const version = crdSpec(crd).versions.find((candidate) => candidate.storage);
     if (!version) return undefined;
-    const { info, strategy, codec } = servedVersion(crd, version);
+    const { info, strategy, codec } = servedVersion(crd, version, this.webhookClient);
     return new ResourceStore(info, strategy, this.store, this.checkNamespace, codec);
   }
 

@@ -181,7 +181,9 @@ export async function serveWatch(
   const onClose = (): void => watch.close();
   ctx.req.on('close', onClose);
   try {
-    for await (const batch of watch) {
+    for await (const stored of watch) {
+      // Custom resources with a conversion webhook: the batch is converted in one review.
+      const batch = await resources.servedEvents(stored);
       let chunk = '';
       for (const event of batch) {
         const type = eventTypeFor(event, request.filter, resources);

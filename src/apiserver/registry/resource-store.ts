@@ -10,6 +10,7 @@ import {
   KeyExistsError,
   KeyNotFoundError,
   type Store,
+  type WatchEvent,
 } from '../../storage/index.js';
 import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '../admission/chain.js';
 import { convert, type GroupVersion, storageVersionOf } from '../conversion/index.js';
@@ -41,6 +42,9 @@ import { parseResourceVersion } from './resource-version.js';
 import { decodeStored, encodeForStorage, withResourceVersion } from './stored-object.js';
 import type { Strategy } from './strategy.js';
 
+/** Store events converted by a webhook, by served group/version: shared by the watchers of a version. */
+const servedEventCache = new WeakMap<WatchEvent, Map<string, Promise<WatchEvent>>>();
+
 /** etcd's default --max-request-bytes (1.5 MiB). */
 export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
 
@@ -54,6 +58,11 @@ export interface StorageCodec {
   servesAsStored(stored: string): boolean;
   fromStorage(object: KubeObject): KubeObject;
   toStorage(object: KubeObject): KubeObject;
+  /**
+   * Set when converting takes a round trip (a CRD's conversion webhook): the objects in the served
+   * or the storage version, converted together before the synchronous steps above.
+   */
+  convertAsync?: (objects: KubeObject[], to: 'served' | 'storage', asList: boolean) => Promise<KubeObject[]>;
 }
 
 export interface WriteOptions {
@@ -187,6 +196,75 @@ export class ResourceStore {
   }
 
   /**
+   * Stored texts in the served version when a webhook converts them (one review for all of them);
+   * otherwise as they are, for the synchronous decode.
+   */
+  private async inServedVersion(values: string[], asList = false): Promise<string[]> {
+    const convert = this.codec?.convertAsync;
+    if (!convert || values.length === 0) return values;
+    const objects = values.map((value) => JSON.parse(value) as KubeObject);
+    const converted = await convert(objects, 'served', asList);
+    return converted.map((object, i) => (object === objects[i] ? values[i]! : encodeForStorage(object)));
+  }
+
+  /** A stored text in the served version (see inServedVersion). */
+  private async servedValue(value: string): Promise<string> {
+    return (await this.inServedVersion([value]))[0]!;
+  }
+
+  /** An object to be stored, converted to the storage version by the webhook where there is one. */
+  private async inStorageVersion(object: KubeObject): Promise<KubeObject> {
+    const convert = this.codec?.convertAsync;
+    return convert ? (await convert([object], 'storage', false))[0]! : object;
+  }
+
+  /**
+   * A watch batch with its objects in the served version. Where a webhook converts them, the
+   * events no watcher of this version has had converted yet go in one review, and every watcher
+   * of the version shares the result (store events are shared objects).
+   */
+  async servedEvents(batch: readonly WatchEvent[]): Promise<readonly WatchEvent[]> {
+    if (!this.codec?.convertAsync) return batch;
+    const version = `${this.info.group}/${this.info.version}`;
+    const cached = (event: WatchEvent) => servedEventCache.get(event)?.get(version);
+    const missing = batch.filter((event) => cached(event) === undefined);
+    if (missing.length > 0) {
+      const converted = this.convertEvents(missing);
+      // A failed conversion is not kept: a later watcher asks the webhook again.
+      converted.catch(() => {
+        for (const event of missing) servedEventCache.get(event)?.delete(version);
+      });
+      for (const [i, event] of missing.entries()) {
+        let byVersion = servedEventCache.get(event);
+        if (!byVersion) {
+          byVersion = new Map();
+          servedEventCache.set(event, byVersion);
+        }
+        byVersion.set(
+          version,
+          converted.then((events) => events[i]!),
+        );
+      }
+    }
+    return Promise.all(batch.map((event) => cached(event)!));
+  }
+
+  private async convertEvents(batch: readonly WatchEvent[]): Promise<WatchEvent[]> {
+    const values: string[] = [];
+    for (const event of batch) {
+      if (event.value !== undefined) values.push(event.value);
+      if (event.prevValue !== undefined) values.push(event.prevValue);
+    }
+    const served = await this.inServedVersion(values);
+    let at = 0;
+    return batch.map((event) => ({
+      ...event,
+      ...(event.value !== undefined ? { value: served[at++] } : {}),
+      ...(event.prevValue !== undefined ? { prevValue: served[at++] } : {}),
+    }));
+  }
+
+  /**
    * Refuses a write etcd would refuse: over 1.5 MiB (its default --max-request-bytes) in
    * kube-apiserver's storage encoding, protobuf for built-in kinds and JSON for custom resources.
    */
@@ -228,18 +306,22 @@ export class ResourceStore {
   async getText(namespace: string, name: string): Promise<string> {
     const kv = await this.store.get(this.key(namespace, name));
     if (!kv) throw notFound(this.groupResource, name);
+    if (this.codec?.convertAsync) return this.servedText(await this.servedValue(kv.value), kv.modRevision);
     return this.servedText(kv.value, kv.modRevision);
   }
 
   /** The object, or undefined when it does not exist (for internal reads that expect absence). */
   async find(namespace: string, name: string): Promise<KubeObject | undefined> {
     const kv = await this.store.get(this.key(namespace, name));
+    if (kv && this.codec?.convertAsync)
+      return this.servedObject(await this.servedValue(kv.value), kv.modRevision);
     return kv && this.servedObject(kv.value, kv.modRevision);
   }
 
   async get(namespace: string, name: string): Promise<KubeObject> {
     const kv = await this.store.get(this.key(namespace, name));
     if (!kv) throw notFound(this.groupResource, name);
+    if (this.codec?.convertAsync) return this.servedObject(await this.servedValue(kv.value), kv.modRevision);
     return this.servedObject(kv.value, kv.modRevision);
   }
 
@@ -261,9 +343,18 @@ export class ResourceStore {
         }),
       );
       readRevision = page.revision;
-      for (const kv of page.items) {
-        if (filter && !filter(this.servedObject(kv.value, kv.modRevision))) continue;
-        items.push(this.servedText(kv.value, kv.modRevision));
+      // A conversion webhook converts the page in one review, as upstream converts a list.
+      const values = this.codec?.convertAsync
+        ? await this.inServedVersion(
+            page.items.map((kv) => kv.value),
+            true,
+          )
+        : undefined;
+      for (let i = 0; i < page.items.length; i++) {
+        const kv = page.items[i]!;
+        const value = values ? values[i]! : kv.value;
+        if (filter && !filter(this.servedObject(value, kv.modRevision))) continue;
+        items.push(this.servedText(value, kv.modRevision));
       }
       token = page.continue;
       if (token === undefined || limit === undefined || items.length >= limit) break;
@@ -377,7 +468,7 @@ export class ResourceStore {
     for (let attempt = 1; ; attempt++) {
       try {
         const key = this.key(namespace, meta.name!);
-        const text = this.storedText(object);
+        const text = this.storedText(this.codec?.convertAsync ? await this.inStorageVersion(object) : object);
         this.checkStorageLimit(key, text);
         const kv = await this.store.create(key, text);
         meta.resourceVersion = String(kv.modRevision);
@@ -462,14 +553,15 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.store.get(key);
       if (!kv) throw notFound(this.groupResource, name);
-      const current = this.servedObject(kv.value, kv.modRevision);
+      const served = this.codec?.convertAsync ? await this.servedValue(kv.value) : kv.value;
+      const current = this.servedObject(served, kv.modRevision);
       const pinned = options.expectedVersion !== undefined && options.expectedVersion !== '';
       if (pinned && options.expectedVersion !== String(kv.modRevision)) {
         throw conflict(this.groupResource, name, OPTIMISTIC_LOCK_MESSAGE);
       }
       // A second decode is the caller's copy: parsing the text again costs less than half of a
       // structuredClone of the parsed object.
-      const desired = await mutate(this.servedObject(kv.value, kv.modRevision));
+      const desired = await mutate(this.servedObject(served, kv.modRevision));
       if (unconditional.has(desired)) delete metaOf(desired).resourceVersion;
       if (this.checkResourceVersion(desired, name, kv.modRevision)) unconditional.add(desired);
       const next = await this.prepareUpdate(
@@ -484,7 +576,7 @@ export class ResourceStore {
         await this.admissionChain.admit(attributes);
         await this.admissionChain.validate(attributes);
       }
-      const nextText = this.storedText(next);
+      const nextText = this.storedText(this.codec?.convertAsync ? await this.inStorageVersion(next) : next);
       const unchanged = nextText === kv.value;
       if (unchanged || options.dryRun) {
         metaOf(next).resourceVersion = String(kv.modRevision);
@@ -637,7 +729,8 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.store.get(key);
       if (!kv) throw notFound(this.groupResource, name);
-      const current = this.servedObject(kv.value, kv.modRevision);
+      const served = this.codec?.convertAsync ? await this.servedValue(kv.value) : kv.value;
+      const current = this.servedObject(served, kv.modRevision);
       this.checkPreconditions(current, options.preconditions);
       if (this.admissionChain) {
         // Delete admission sees the object being deleted as both object and old object.
@@ -645,7 +738,7 @@ export class ResourceStore {
         await this.admissionChain.admit(attributes);
         await this.admissionChain.validate(attributes);
       }
-      const next = this.servedObject(kv.value, kv.modRevision);
+      const next = this.servedObject(served, kv.modRevision);
       const meta = metaOf(next);
       const grace = this.strategy.gracePeriodSeconds(current, options.gracePeriodSeconds);
       const alreadyDeleting = meta.deletionTimestamp !== undefined;
@@ -692,7 +785,7 @@ export class ResourceStore {
       else delete meta.finalizers;
       // After the finalizers: a strategy may add its own (a CRD's cleanup finalizer).
       this.strategy.markDeleting(next);
-      const nextText = this.storedText(next);
+      const nextText = this.storedText(this.codec?.convertAsync ? await this.inStorageVersion(next) : next);
       if (nextText === kv.value || options.dryRun) return { object: next, deleted: false };
       try {
         this.checkStorageLimit(key, nextText);

@@ -539,7 +539,7 @@ describe('naming conflicts', () => {
 });
 
 describe('webhook conversion', () => {
-  it('serves the storage version and refuses to convert without a webhook', async () => {
+  it("serves the storage version and answers 500 while the webhook's Service does not exist", async () => {
     const crd = widgetCrd({
       conversion: {
         strategy: 'Webhook',
@@ -563,7 +563,7 @@ describe('webhook conversion', () => {
     const other = await call('GET', '/apis/parts.example.com/v1beta1/namespaces/default/levers/l1');
     expect(other.status).toBe(500);
     expect(other.json().message).toBe(
-      'Internal error occurred: conversion webhook for parts.example.com/v1beta1, Kind=Lever failed: conversion webhooks are not served yet',
+      'conversion webhook for parts.example.com/v1, Kind=Lever failed: Post "https://converter.default.svc/?timeout=30s": services "converter" not found',
     );
   });
 });
