@@ -50,6 +50,18 @@ const ROLES: readonly { name: string; rules: Rule[]; subject: Subject }[] = [
     subject: { kind: 'User', name: POD_NETWORK_USER },
   },
   {
+    // The agents' ingress controllers (under the pod-network identity), with ingress-nginx's
+    // rights: Ingresses and their classes, the services they route to, TLS Secrets, events.
+    name: 'tkube:ingress-controller',
+    rules: [
+      { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'ingressclasses'], verbs: READ },
+      { apiGroups: ['networking.k8s.io'], resources: ['ingresses/status'], verbs: ['update', 'patch'] },
+      { apiGroups: [''], resources: ['services', 'secrets'], verbs: READ },
+      { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'update', 'patch'] },
+    ],
+    subject: { kind: 'User', name: POD_NETWORK_USER },
+  },
+  {
     // system:coredns's rules.
     name: 'tkube:cluster-dns',
     rules: [
