@@ -6,6 +6,7 @@
 // LoadBalancer service.
 import type { ApiServer } from '../apiserver/api-server.js';
 import { CLUSTER_DNS_SERVICE_ACCOUNT } from '../controllers/cluster-dns/cluster-dns-controller.js';
+import { INGRESS_STATUS_SERVICE_ACCOUNT } from '../controllers/ingress-status/ingress-status-controller.js';
 
 /** The user the agents' pod-network client authenticates as (client certificate CN). */
 export const POD_NETWORK_USER = 'tkube:pod-network';
@@ -55,7 +56,6 @@ const ROLES: readonly { name: string; rules: Rule[]; subject: Subject }[] = [
     name: 'tkube:ingress-controller',
     rules: [
       { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'ingressclasses'], verbs: READ },
-      { apiGroups: ['networking.k8s.io'], resources: ['ingresses/status'], verbs: ['update', 'patch'] },
       { apiGroups: [''], resources: ['services', 'secrets'], verbs: READ },
       { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'update', 'patch'] },
     ],
@@ -88,6 +88,17 @@ const ROLES: readonly { name: string; rules: Rule[]; subject: Subject }[] = [
       },
     ],
     subject: { kind: 'ServiceAccount', name: CLUSTER_DNS_SERVICE_ACCOUNT, namespace: 'kube-system' },
+  },
+  {
+    // ingress-nginx's status syncer: the published service's addresses into its Ingresses; it
+    // makes that service with the first Ingress.
+    name: 'tkube:controller:ingress-status',
+    rules: [
+      { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'ingressclasses'], verbs: READ },
+      { apiGroups: ['networking.k8s.io'], resources: ['ingresses/status'], verbs: ['update'] },
+      { apiGroups: [''], resources: ['services'], verbs: [...READ, 'create'] },
+    ],
+    subject: { kind: 'ServiceAccount', name: INGRESS_STATUS_SERVICE_ACCOUNT, namespace: 'kube-system' },
   },
 ];
 

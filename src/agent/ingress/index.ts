@@ -7,6 +7,7 @@
 // references (a missing service or port, a missing Secret, a certificate that does not load,
 // a rule shadowed by an older Ingress) are Warning events on the Ingress, once per problem.
 import type { SecureContext } from 'node:tls';
+import { INGRESS_HTTP_PORT, INGRESS_HTTPS_PORT, servedByTkube } from '../../api/ingress.js';
 import type { Secret, Service } from '../../api/types/core-v1.generated.js';
 import type { Ingress, IngressBackend, IngressClass } from '../../api/types/networking-v1.generated.js';
 import { EventBroadcaster, type EventRecorder } from '../../client/events/index.js';
@@ -17,10 +18,6 @@ import { buildCertificateTable, type CertificateTable, defaultSecureContext } fr
 import { IngressProxy, type Resolution } from './proxy-server.js';
 import { buildRouteTable, type RouteTable, type RouteTarget } from './routes.js';
 
-export const INGRESS_CONTROLLER_NAME = 'tkube.dev/ingress';
-export const DEFAULT_CLASS_ANNOTATION = 'ingressclass.kubernetes.io/is-default-class';
-const LEGACY_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
-
 export interface NodeIngressOptions {
   readonly client: Client;
   readonly informers: SharedInformerFactory;
@@ -28,18 +25,6 @@ export interface NodeIngressOptions {
   readonly bindAddress: string;
   readonly httpPort?: number;
   readonly httpsPort?: number;
-}
-
-/** Whether this controller serves `ingress`, given the IngressClasses that exist. */
-export function servesIngress(ingress: Ingress, classes: readonly IngressClass[]): boolean {
-  const ours = new Set(
-    classes.filter((c) => c.spec?.controller === INGRESS_CONTROLLER_NAME).map((c) => c.metadata?.name ?? ''),
-  );
-  const named = ingress.spec?.ingressClassName ?? ingress.metadata?.annotations?.[LEGACY_CLASS_ANNOTATION];
-  if (named !== undefined) return ours.has(named);
-  const defaults = classes.filter((c) => c.metadata?.annotations?.[DEFAULT_CLASS_ANNOTATION] === 'true');
-  // With more than one default class, upstream's admission refuses to pick: none is ours then.
-  return defaults.length === 1 && defaults[0]!.spec?.controller === INGRESS_CONTROLLER_NAME;
 }
 
 /** The ClusterIP and port a service backend goes to, or why there is none. */
@@ -97,8 +82,8 @@ export class NodeIngress {
     }
     this.proxy = new IngressProxy({
       bindAddress: options.bindAddress,
-      httpPort: options.httpPort ?? 80,
-      httpsPort: options.httpsPort ?? 443,
+      httpPort: options.httpPort ?? INGRESS_HTTP_PORT,
+      httpsPort: options.httpsPort ?? INGRESS_HTTPS_PORT,
       defaultContext: defaultSecureContext(),
       resolve: (host, path) => this.resolve(host, path),
       secureContext: (servername) => this.certificates?.contextFor(servername),
@@ -129,7 +114,7 @@ export class NodeIngress {
 
   rebuild(): void {
     const classes = this.classes.lister.list();
-    const served = this.ingresses.lister.list().filter((ingress) => servesIngress(ingress, classes));
+    const served = this.ingresses.lister.list().filter((ingress) => servedByTkube(ingress, classes));
     this.routes = buildRouteTable(served);
     this.certificates = buildCertificateTable(
       served,

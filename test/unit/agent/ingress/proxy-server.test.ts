@@ -10,8 +10,9 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCertificateTable, defaultSecureContext } from '../../../../src/agent/ingress/certificates.js';
-import { resolveServiceBackend, servesIngress } from '../../../../src/agent/ingress/index.js';
+import { resolveServiceBackend } from '../../../../src/agent/ingress/index.js';
 import { IngressProxy, type Resolution } from '../../../../src/agent/ingress/proxy-server.js';
+import { servedByTkube } from '../../../../src/api/ingress.js';
 import type { Secret } from '../../../../src/api/types/core-v1.generated.js';
 import type { Ingress } from '../../../../src/api/types/networking-v1.generated.js';
 import { signCertificate } from '../../../../src/pki/certificate-builder.js';
@@ -225,14 +226,14 @@ describe('ingress classes and backends', () => {
 
   it('serves Ingresses of its classes, and those without a class while its class is the only default', () => {
     const named = (name?: string): Ingress => ({ metadata: { name: 'i' }, spec: { ingressClassName: name } });
-    expect(servesIngress(named('tkube'), [tkube, other])).toBe(true);
-    expect(servesIngress(named('nginx'), [tkube, other])).toBe(false);
-    expect(servesIngress(named(undefined), [tkube, other])).toBe(true);
-    expect(servesIngress(named(undefined), [other])).toBe(false);
+    expect(servedByTkube(named('tkube'), [tkube, other])).toBe(true);
+    expect(servedByTkube(named('nginx'), [tkube, other])).toBe(false);
+    expect(servedByTkube(named(undefined), [tkube, other])).toBe(true);
+    expect(servedByTkube(named(undefined), [other])).toBe(false);
     const legacy: Ingress = {
       metadata: { name: 'i', annotations: { 'kubernetes.io/ingress.class': 'nginx' } },
     };
-    expect(servesIngress(legacy, [tkube, other])).toBe(false);
+    expect(servedByTkube(legacy, [tkube, other])).toBe(false);
   });
 
   it('resolves service ports by name or number to the ClusterIP', () => {
