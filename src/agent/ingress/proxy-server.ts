@@ -55,7 +55,7 @@ type AnyRequest = http.IncomingMessage | http2.Http2ServerRequest;
 type AnyResponse = http.ServerResponse | http2.Http2ServerResponse;
 
 export class IngressProxy {
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 256, noDelay: true });
   private readonly httpServer: http.Server;
   private readonly tlsServer: tls.Server;
   private readonly h2Server: http2.Http2Server;
