@@ -4,7 +4,7 @@
 // ALPN), a WebSocket handshake and messages through the ingress, and bad input: a missing
 // service (503 and a Warning event), a broken TLS Secret (the default certificate and an event),
 // an overlapping rule (the older Ingress keeps it, the newer gets an event).
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container, Event, Pod, Secret, Service } from '../../../src/api/types/core-v1.generated.js';
 import type { Ingress } from '../../../src/api/types/networking-v1.generated.js';
 import { EVENTS, INGRESSES, SECRETS, SERVICES } from '../../../src/client/resources.js';
-import { signCertificate } from '../../../src/pki/certificate-builder.js';
+import { selfSignedCertificate } from '../../support/self-signed.js';
 import { importHostBinariesImage } from '../docker/host-binaries-image.js';
 import { waitFor } from '../kubelet/pods-support.js';
 import { backendContainer, type NetworkCluster, startNetworkCluster } from './support.js';
@@ -35,22 +35,7 @@ server.on('upgrade', (q, socket) => {
 });
 server.listen(8080);`;
 
-function selfSigned(host: string): { cert: string; key: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const cert = signCertificate(
-    {
-      subject: { commonName: host },
-      publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-      notBefore: new Date(Date.now() - 60_000),
-      notAfter: new Date(Date.now() + 3600_000),
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: host }] }],
-    },
-    { name: 'self', privateKey },
-  );
-  return { cert, key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
-}
-
-const secure = selfSigned('secure.test');
+const secure = selfSignedCertificate('secure.test');
 const base64 = (text: string) => Buffer.from(text).toString('base64');
 
 /** busybox httpd answering its pod's name at `/` and `/b/`. */

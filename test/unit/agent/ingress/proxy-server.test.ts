@@ -2,7 +2,6 @@
 // streamed bodies, ingress-nginx's 404 and 503 answers, TLS with the certificate chosen by SNI
 // (a broken Secret falls back to the default certificate, with a problem reported), HTTP/2 over
 // TLS, and a WebSocket-style upgrade joined byte for byte.
-import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -15,22 +14,7 @@ import { IngressProxy, type Resolution } from '../../../../src/agent/ingress/pro
 import { servedByTkube } from '../../../../src/api/ingress.js';
 import type { Secret } from '../../../../src/api/types/core-v1.generated.js';
 import type { Ingress } from '../../../../src/api/types/networking-v1.generated.js';
-import { signCertificate } from '../../../../src/pki/certificate-builder.js';
-
-function selfSigned(commonName: string): { cert: string; key: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const cert = signCertificate(
-    {
-      subject: { commonName },
-      publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-      notBefore: new Date(Date.now() - 60_000),
-      notAfter: new Date(Date.now() + 3600_000),
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: commonName }] }],
-    },
-    { name: 'self', privateKey },
-  );
-  return { cert, key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
-}
+import { selfSignedCertificate } from '../../../support/self-signed.js';
 
 function tlsSecret(name: string, pair: { cert: string; key: string }): Secret {
   return {
@@ -48,7 +32,7 @@ describe('ingress proxy', () => {
   let backendPort = 0;
   let proxy: IngressProxy;
   let ports = { http: 0, https: 0 };
-  const secure = selfSigned('secure.test');
+  const secure = selfSignedCertificate('secure.test');
   const ingress: Ingress = {
     metadata: { name: 'web', namespace: 'default', uid: 'u1' },
     spec: {
