@@ -238,6 +238,7 @@ export function servedVersion(crd: KubeObject, version: CrdVersion): ServedVersi
     serving: {
       printer: customResourcePrinter(version.columns),
       ...(schema ? { schema } : {}),
+      versionSchemas: new Map(spec.versions.map((v) => [v.name, v.schema])),
       ...(scale ? { scale: scaleAdapter(scale) } : {}),
       ...(version.raw.deprecated === true
         ? {
