@@ -239,6 +239,12 @@ export function servedVersion(crd: KubeObject, version: CrdVersion): ServedVersi
       printer: customResourcePrinter(version.columns),
       ...(schema ? { schema } : {}),
       versionSchemas: new Map(spec.versions.map((v) => [v.name, v.schema])),
+      versionReplicasPaths: new Map(
+        spec.versions.map((v) => {
+          const vScale = v.subresources?.scale;
+          return [v.name, isJsonObject(vScale) ? stringOf(vScale.specReplicasPath) : undefined];
+        }),
+      ),
       ...(scale ? { scale: scaleAdapter(scale) } : {}),
       ...(version.raw.deprecated === true
         ? {

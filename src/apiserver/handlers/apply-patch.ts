@@ -229,7 +229,12 @@ export function replicasPaths(resources: ResourceStore): ReplicasPaths {
   const custom = resources.custom;
   if (!custom) return new Map([[apiVersion, [fieldElement('spec'), fieldElement('replicas')]]]);
   const path = custom.scale?.specReplicasPath;
-  return new Map([[apiVersion, path ? replicasPathOf(path) : undefined]]);
+  const paths = new Map([[apiVersion, path ? replicasPathOf(path) : undefined]]);
+  // Upstream maps every version of the CRD: entries recorded at another version move too.
+  for (const [version, versionPath] of custom.versionReplicasPaths ?? []) {
+    paths.set(`${info.group}/${version}`, versionPath ? replicasPathOf(versionPath) : undefined);
+  }
+  return paths;
 }
 
 /**

@@ -28,6 +28,11 @@ export interface CustomResourceServing {
    * entries recorded at another version are converted to it (conversion `None`).
    */
   readonly versionSchemas?: ReadonlyMap<string, JSONSchemaProps | undefined>;
+  /**
+   * Every version's scale specReplicasPath by version name (undefined without a scale
+   * subresource): the scale subresource's managedFields map to it (ResourcePathMappings).
+   */
+  readonly versionReplicasPaths?: ReadonlyMap<string, string | undefined>;
   /** Creates are refused while the CRD is being deleted. */
   terminating(): boolean;
 }

@@ -63,6 +63,8 @@ ${['v1', 'v2']
     (version) => `  - name: ${version}
     served: true
     storage: ${version === 'v1'}
+    subresources:
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
     schema:
       openAPIV3Schema:
         type: object
@@ -70,6 +72,7 @@ ${['v1', 'v2']
           spec:
             type: object
             properties:
+              replicas: {type: integer}
               parts:
                 type: array
                 x-kubernetes-list-type: ${version === 'v1' ? 'map' : 'atomic'}
@@ -296,5 +299,36 @@ spec:
     expect(await managersWithVersions('widgets.v2.ssa.tkube.dev/w')).toBe(
       'one@ssa.tkube.dev/v1 two@ssa.tkube.dev/v2',
     );
+  });
+
+  it('moves replicas recorded at one CRD version to a scale write through another', async () => {
+    await cluster.kubectl(['apply', '-f', '-'], { binary, input: CRD_TWO_VERSIONS });
+    await ok(['wait', '--for', 'condition=Established', 'crd/widgets.ssa.tkube.dev']);
+    const scaled = `apiVersion: ssa.tkube.dev/v1\nkind: Widget\nmetadata:\n  name: scaled\nspec:\n  replicas: 1\n`;
+    await ok(['apply', '--server-side', '--field-manager=one', '-f', '-'], scaled);
+    await ok([
+      'patch',
+      'widgets.v2.ssa.tkube.dev',
+      'scaled',
+      '--subresource=scale',
+      '--type=merge',
+      '--field-manager=scaler',
+      '-p',
+      '{"spec":{"replicas":3}}',
+    ]);
+    const entries = JSON.parse(
+      await ok([
+        'get',
+        'widgets.v2.ssa.tkube.dev',
+        'scaled',
+        '--show-managed-fields',
+        '-o',
+        'jsonpath={.metadata.managedFields}',
+      ]),
+    ) as { manager: string; apiVersion: string; fieldsV1?: unknown; subresource?: string }[];
+    // "one" no longer owns replicas (its entry, left empty, goes); the scaler owns them at v2.
+    expect(entries.map((e) => [e.manager, e.apiVersion, e.subresource, e.fieldsV1])).toEqual([
+      ['scaler', 'ssa.tkube.dev/v2', 'scale', { 'f:spec': { 'f:replicas': {} } }],
+    ]);
   });
 });
