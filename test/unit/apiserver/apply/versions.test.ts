@@ -254,3 +254,46 @@ describe('managed fields across a CRD’s versions', () => {
     );
   });
 });
+
+describe('managed fields across the two groups serving Event', () => {
+  const eventsManager = (apiVersion: 'v1' | 'events.k8s.io/v1') =>
+    new FieldManager({
+      apiVersion,
+      kind: 'Event',
+      converter: versionConverter(builtinKindVersions(apiVersion, 'Event')),
+      now,
+    });
+
+  it('names the events.k8s.io field a core apply would change', () => {
+    const created = eventsManager('events.k8s.io/v1').apply(
+      {},
+      {
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        metadata: { name: 'e', namespace: 'default' },
+        note: 'first',
+        reason: 'Tested',
+      },
+      'recorder',
+      false,
+    );
+    // Stored (and read back through the core group) as a core v1 Event.
+    const live = convert(created as KubeObject, { group: '', version: 'v1' }) as JsonObject;
+    expect(live.message).toBe('first');
+    const core = eventsManager('v1');
+    const config: JsonObject = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'e', namespace: 'default' },
+      message: 'second',
+    };
+    expect(conflictOf(() => core.apply(live, config, 'other', false)).message).toBe(
+      'Apply failed with 1 conflict: conflict with "recorder": .note',
+    );
+    const forced = core.apply(live, config, 'other', true);
+    expect(entries(forced).map((e) => [e.manager, e.apiVersion, e.fieldsV1])).toEqual([
+      ['other', 'v1', { 'f:message': {} }],
+      ['recorder', 'events.k8s.io/v1', { 'f:reason': {} }],
+    ]);
+  });
+});
