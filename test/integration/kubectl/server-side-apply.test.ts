@@ -15,76 +15,66 @@ afterAll(async () => {
   await cluster?.down();
 });
 
-const CRD = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.ssa.tkube.dev
-spec:
-  group: ssa.tkube.dev
-  scope: Namespaced
-  names: {plural: gadgets, singular: gadget, kind: Gadget}
-  versions:
-  - name: v1
+interface PartsVersion {
+  readonly name: string;
+  readonly storage: boolean;
+  readonly listType: 'map' | 'atomic';
+  /** The integer field beside `parts` in spec. */
+  readonly integer: string;
+  /** With a scale subresource on `.spec.<integer>`. */
+  readonly scale?: boolean;
+}
+
+/** A CRD whose versions hold `spec.parts` (keyed by name, or atomic) and one integer field. */
+function partsCrd(plural: string, kind: string, versions: readonly PartsVersion[]): string {
+  const version = (v: PartsVersion) => `  - name: ${v.name}
     served: true
-    storage: true
-    schema:
+    storage: ${v.storage}
+${v.scale ? `    subresources:\n      scale: {specReplicasPath: .spec.${v.integer}, statusReplicasPath: .status.${v.integer}}\n` : ''}    schema:
       openAPIV3Schema:
         type: object
         properties:
           spec:
             type: object
             properties:
-              size: {type: integer}
+              ${v.integer}: {type: integer}
               parts:
                 type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
+                x-kubernetes-list-type: ${v.listType}
+${v.listType === 'map' ? '                x-kubernetes-list-map-keys: [name]\n' : ''}                items:
                   type: object
                   required: [name]
                   properties:
                     name: {type: string}
                     count: {type: integer}
 `;
-
-const CRD_TWO_VERSIONS = `
+  return `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: widgets.ssa.tkube.dev
+  name: ${plural}.ssa.tkube.dev
 spec:
   group: ssa.tkube.dev
   scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget}
+  names: {plural: ${plural}, singular: ${plural.replace(/s$/, '')}, kind: ${kind}}
   versions:
-${['v1', 'v2']
-  .map(
-    (version) => `  - name: ${version}
-    served: true
-    storage: ${version === 'v1'}
-    subresources:
-      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              replicas: {type: integer}
-              parts:
-                type: array
-                x-kubernetes-list-type: ${version === 'v1' ? 'map' : 'atomic'}
-${version === 'v1' ? '                x-kubernetes-list-map-keys: [name]\n' : ''}                items:
-                  type: object
-                  required: [name]
-                  properties:
-                    name: {type: string}
-                    count: {type: integer}
-`,
-  )
-  .join('')}`;
+${versions.map(version).join('')}`;
+}
+
+const CRD = partsCrd('gadgets', 'Gadget', [{ name: 'v1', storage: true, listType: 'map', integer: 'size' }]);
+
+// v1 keys parts by name, v2 holds them atomic; the scale subresource in both.
+const CRD_TWO_VERSIONS = partsCrd(
+  'widgets',
+  'Widget',
+  ['v1', 'v2'].map((name) => ({
+    name,
+    storage: name === 'v1',
+    listType: name === 'v1' ? 'map' : 'atomic',
+    integer: 'replicas',
+    scale: true,
+  })),
+);
 
 describe.each(['1.33', '1.28'])('kubectl %s apply --server-side', (release) => {
   const binary = kubectlRelease(release);

@@ -2,10 +2,9 @@
 // versionConverter): HPA autoscaling/v1 ↔ v2 through the internal form, and a CRD's versions
 // (conversion None, each version with its own schema).
 import { describe, expect, it } from 'vitest';
-import type { KubeObject, ManagedFieldsEntry } from '../../../../src/api/object.js';
+import type { KubeObject } from '../../../../src/api/object.js';
 import type { JSONSchemaProps } from '../../../../src/api/types/apiextensions-v1.generated.js';
 import { FieldManager } from '../../../../src/apiserver/apply/field-manager.js';
-import { ApplyConflictError } from '../../../../src/apiserver/apply/merge/conflicts.js';
 import {
   VersionConversionError,
   versionConverter,
@@ -16,6 +15,7 @@ import {
   customResourceKindVersions,
 } from '../../../../src/apiserver/handlers/apply-versions.js';
 import type { JsonObject } from '../../../../src/apiserver/patch/json-value.js';
+import { conflictOf, managedEntries as entries } from './support.js';
 
 const now = () => new Date('2026-11-28T00:00:00Z');
 const HPA = 'HorizontalPodAutoscaler';
@@ -32,20 +32,6 @@ function hpaManager(apiVersion: 'autoscaling/v1' | 'autoscaling/v2'): FieldManag
 /** The object as a handler of `version` reads it from storage (autoscaling/v2). */
 function at(object: JsonObject, version: 'v1' | 'v2'): JsonObject {
   return convert(object as KubeObject, { group: 'autoscaling', version }) as JsonObject;
-}
-
-function entries(object: JsonObject): ManagedFieldsEntry[] {
-  return ((object.metadata as JsonObject).managedFields ?? []) as unknown as ManagedFieldsEntry[];
-}
-
-function conflictOf(run: () => unknown): ApplyConflictError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApplyConflictError) return error;
-    throw error;
-  }
-  throw new Error('expected a conflict');
 }
 
 const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
