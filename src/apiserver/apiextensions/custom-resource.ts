@@ -256,6 +256,13 @@ export function servedVersion(
     serving: {
       printer: customResourcePrinter(version.columns),
       ...(schema ? { schema } : {}),
+      versionSchemas: new Map(spec.versions.map((v) => [v.name, v.schema])),
+      versionReplicasPaths: new Map(
+        spec.versions.map((v) => {
+          const vScale = v.subresources?.scale;
+          return [v.name, isJsonObject(vScale) ? stringOf(vScale.specReplicasPath) : undefined];
+        }),
+      ),
       ...(scale ? { scale: scaleAdapter(scale) } : {}),
       ...(version.raw.deprecated === true
         ? {

@@ -12,9 +12,8 @@ const SCALE_API_VERSION = 'autoscaling/v1';
 const REPLICAS_IN_SCALE: Path = [f('spec'), f('replicas')];
 
 /**
- * ResourcePathMappings: the replicas path per parent API version. A version mapped to undefined
- * has no scale subresource; versions not listed are kept untouched (tkube's custom resources
- * list only the version served, where upstream lists every version of the CRD).
+ * ResourcePathMappings: the replicas path per parent API version (every version of a CRD). A
+ * version mapped to undefined has no scale subresource; versions not listed are kept untouched.
  */
 export type ReplicasPaths = ReadonlyMap<string, Path | undefined>;
 

@@ -53,3 +53,12 @@ export function convert(object: KubeObject, to: GroupVersion): KubeObject {
   }
   return write(read(object));
 }
+
+/**
+ * The apiVersions a kind converts between (`autoscaling/v2`, `autoscaling/v1`); undefined for a
+ * kind served in one version only.
+ */
+export function convertibleVersionsOf(kind: string): readonly string[] | undefined {
+  const convertible = KINDS.find((candidate) => candidate.kind === kind);
+  return convertible && [...convertible.codecs.keys()];
+}

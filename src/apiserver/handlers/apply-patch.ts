@@ -18,12 +18,13 @@ import {
   scaleEntriesFromParent,
 } from '../apply/scale-handler.js';
 import { builtinType } from '../apply/typed/builtin-types.js';
-import { customResourceType } from '../apply/typed/custom-resource-types.js';
 import { TypedValueError } from '../apply/typed/schema.js';
+import { VersionConversionError, versionConverter } from '../apply/version-converter.js';
 import type { JsonObject } from '../patch/json-value.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { validateFieldManager } from '../registry/validation/object-meta.js';
 import { badRequest, invalid, StatusError } from '../status.js';
+import { kindVersionsOf, resetFieldVersions } from './apply-versions.js';
 
 /** PatchOptions validation (ValidatePatchOptions): what `force` and `fieldManager` may be per patch type. */
 export function checkPatchOptions(query: URLSearchParams, apply: boolean): void {
@@ -68,10 +69,9 @@ export function fieldManagerFor(resources: ResourceStore, subresource: string): 
   }
   const { info } = resources;
   const apiVersion = info.group === '' ? info.version : `${info.group}/${info.version}`;
-  const type = resources.custom
-    ? customResourceType(resources.custom.schema)
-    : builtinType(info.group, info.version, info.kind);
-  if (!type) throw new StatusError(500, 'InternalError', `no schema for ${apiVersion}, Kind=${info.kind}`);
+  const versions = kindVersionsOf(resources);
+  if (!versions.typeAt(apiVersion))
+    throw new StatusError(500, 'InternalError', `no schema for ${apiVersion}, Kind=${info.kind}`);
   // The strategy's reset fields: the main resource does not write status, the status subresource only status.
   const hasStatus = info.subresources.some((s) => s.name === 'status');
   const reset =
@@ -84,8 +84,8 @@ export function fieldManagerFor(resources: ResourceStore, subresource: string): 
     apiVersion,
     kind: info.kind,
     subresource,
-    converter: sameSchemaConverter(type),
-    ...(reset ? { ignoredFields: new Map([[apiVersion, reset]]) } : {}),
+    converter: versionConverter(versions),
+    ...(reset ? { ignoredFields: new Map(resetFieldVersions(resources).map((v) => [v, reset])) } : {}),
   });
   bySubresource.set(subresource, manager);
   return manager;
@@ -173,6 +173,8 @@ export function applyConfiguration(
       throw new StatusError(409, 'Conflict', error.message, { causes: error.causes() });
     }
     if (error instanceof ApplyBadRequestError) throw badRequest(error.message);
+    // A manager's version the object cannot be converted to: upstream's plain error, a 500.
+    if (error instanceof VersionConversionError) throw new StatusError(500, '', error.message);
     if (error instanceof TypedValueError) {
       throw badRequest(`failed to create typed patch object (${kindText}): ${error.message}`);
     }
@@ -227,7 +229,12 @@ export function replicasPaths(resources: ResourceStore): ReplicasPaths {
   const custom = resources.custom;
   if (!custom) return new Map([[apiVersion, [fieldElement('spec'), fieldElement('replicas')]]]);
   const path = custom.scale?.specReplicasPath;
-  return new Map([[apiVersion, path ? replicasPathOf(path) : undefined]]);
+  const paths = new Map([[apiVersion, path ? replicasPathOf(path) : undefined]]);
+  // Upstream maps every version of the CRD: entries recorded at another version move too.
+  for (const [version, versionPath] of custom.versionReplicasPaths ?? []) {
+    paths.set(`${info.group}/${version}`, versionPath ? replicasPathOf(versionPath) : undefined);
+  }
+  return paths;
 }
 
 /**

@@ -23,6 +23,16 @@ export interface CustomResourceServing {
   unknownFields(object: KubeObject): string[];
   /** The version's structural schema (server-side apply builds its field sets from it). */
   readonly schema?: JSONSchemaProps;
+  /**
+   * Every version of the CRD (served or not) with its schema, by version name: managedFields
+   * entries recorded at another version are converted to it (conversion `None`).
+   */
+  readonly versionSchemas?: ReadonlyMap<string, JSONSchemaProps | undefined>;
+  /**
+   * Every version's scale specReplicasPath by version name (undefined without a scale
+   * subresource): the scale subresource's managedFields map to it (ResourcePathMappings).
+   */
+  readonly versionReplicasPaths?: ReadonlyMap<string, string | undefined>;
   /** Creates are refused while the CRD is being deleted. */
   terminating(): boolean;
 }

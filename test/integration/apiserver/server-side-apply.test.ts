@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
 import { ensureClusterPki } from '../../../src/pki/cluster-pki.js';
+import { eventually } from '../../support/control-plane.js';
 import { type Call, type CallResponse, httpsCaller } from '../../support/https-call.js';
 
 let controlPlane: RunningControlPlane;
@@ -379,5 +380,68 @@ describe('server-side apply', () => {
       'fieldManager=hpa',
     );
     expect(missing.status).toBe(404);
+  });
+
+  it('fails an apply over an entry at a version the CRD no longer has, as upstream, until an update drops the entries', async () => {
+    const version = (name: string, storage: boolean) => ({
+      name,
+      served: true,
+      storage,
+      schema: {
+        openAPIV3Schema: {
+          type: 'object',
+          properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
+        },
+      },
+    });
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'tools.ssa.example.com' },
+      spec: {
+        group: 'ssa.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'tools', kind: 'Tool' },
+        versions: [version('v1', false), version('v2', true)],
+      },
+    };
+    const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const tools = (v: string) => `/apis/ssa.example.com/${v}/namespaces/default/tools`;
+    expect((await call('POST', crds, crd)).status).toBe(201);
+    await eventually(async () => ((await call('GET', tools('v1'))).status === 200 ? true : undefined));
+    const tool = (v: string, size: number) =>
+      `apiVersion: ssa.example.com/${v}\nkind: Tool\nmetadata:\n  name: t\nspec:\n  size: ${size}\n`;
+    expect((await apply(`${tools('v1')}/t`, tool('v1', 1), 'fieldManager=one')).status).toBe(201);
+    const shared = await apply(`${tools('v2')}/t`, tool('v2', 1), 'fieldManager=two');
+    expect(
+      managed(shared)
+        .map((e) => `${e.manager}@${e.apiVersion}`)
+        .sort(),
+    ).toEqual(['one@ssa.example.com/v1', 'two@ssa.example.com/v2']);
+
+    // v1 goes from the CRD (it was never the storage version).
+    const current = (await call('GET', `${crds}/tools.ssa.example.com`)).json() as typeof crd;
+    const onlyV2 = { ...current, spec: { ...current.spec, versions: [version('v2', true)] } };
+    expect((await call('PUT', `${crds}/tools.ssa.example.com`, onlyV2)).status).toBe(200);
+    await eventually(async () => ((await call('GET', tools('v1'))).status === 404 ? true : undefined));
+
+    const refused = await apply(`${tools('v2')}/t`, tool('v2', 2), 'fieldManager=two');
+    expect(refused.status).toBe(500);
+    expect(refused.json()).toMatchObject({
+      reason: '',
+      message: 'request to convert CR to an invalid group/version: ssa.example.com/v1',
+    });
+    // An update cannot compute managedFields either: it drops them (UpdateNoErrors), and applies
+    // work again (the untracked fields now belong to "before-first-apply", hence the force).
+    const patched = await call('PATCH', `${tools('v2')}/t?fieldManager=editor`, '{"spec":{"size":3}}', {
+      'content-type': 'application/merge-patch+json',
+    });
+    expect(patched.status).toBe(200);
+    expect(managed(patched)).toEqual([]);
+    const again = await apply(`${tools('v2')}/t`, tool('v2', 2), 'fieldManager=two&force=true');
+    expect(again.status).toBe(200);
+    const versions = managed(again).map((e) => `${e.manager}@${e.apiVersion}`);
+    expect(versions).toContain('two@ssa.example.com/v2');
+    expect(versions.filter((v) => v.endsWith('/v1'))).toEqual([]);
   });
 });

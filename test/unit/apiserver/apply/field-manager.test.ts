@@ -1,16 +1,15 @@
 // apimachinery's managedfields FieldManager: apply, update and managedFields entries.
 import { describe, expect, it } from 'vitest';
-import type { ManagedFieldsEntry } from '../../../../src/api/object.js';
 import { FieldManager } from '../../../../src/apiserver/apply/field-manager.js';
 import { fieldElement } from '../../../../src/apiserver/apply/fieldpath/path-element.js';
 import { FieldSet } from '../../../../src/apiserver/apply/fieldpath/set.js';
 import { decodeManagedFields } from '../../../../src/apiserver/apply/managed-fields.js';
-import { ApplyConflictError } from '../../../../src/apiserver/apply/merge/conflicts.js';
 import { sameSchemaConverter } from '../../../../src/apiserver/apply/merge/updater.js';
 import { builtinType } from '../../../../src/apiserver/apply/typed/builtin-types.js';
 import { customResourceType } from '../../../../src/apiserver/apply/typed/custom-resource-types.js';
 import type { SchemaType } from '../../../../src/apiserver/apply/typed/schema.js';
 import type { JsonObject } from '../../../../src/apiserver/patch/json-value.js';
+import { conflictOf, managedEntries as managed } from './support.js';
 
 const T0 = new Date('2026-11-28T00:00:00Z');
 
@@ -32,20 +31,6 @@ function cm(data: Record<string, string>, extra: JsonObject = {}): JsonObject {
     metadata: { name: 'c', namespace: 'default', ...extra },
     data,
   };
-}
-
-function managed(object: JsonObject): ManagedFieldsEntry[] {
-  return ((object.metadata as JsonObject).managedFields ?? []) as unknown as ManagedFieldsEntry[];
-}
-
-function conflictOf(run: () => unknown): ApplyConflictError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApplyConflictError) return error;
-    throw error;
-  }
-  throw new Error('expected a conflict');
 }
 
 describe('apply', () => {
