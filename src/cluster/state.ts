@@ -24,6 +24,8 @@ export interface ClusterRecord {
   kubernetesVersion: string;
   /** The kubeconfig file `up` merged the cluster's context into, so `down` finds it again. */
   kubeconfigPath: string;
+  /** The pod network node IPAM carves node CIDRs from, when not the default. */
+  podSubnet?: string;
   /** The nodes' docker network, when the cluster has nodes. */
   network?: { subnet: string; gateway: string };
 }
@@ -89,6 +91,14 @@ export function clusterExistsError(name: string): ClusterError {
   return new ClusterError(
     `cluster ${JSON.stringify(name)} already exists`,
     `delete it first with "tkube down ${name}", or choose another name`,
+  );
+}
+
+/** `up` of a cluster that exists but is not running: kind users expect `up` to create only. */
+export function stoppedClusterError(name: string): ClusterError {
+  return new ClusterError(
+    `cluster ${JSON.stringify(name)} already exists and is stopped`,
+    `start it with "tkube start ${name}", or delete it with "tkube down ${name}"`,
   );
 }
 
@@ -193,6 +203,11 @@ export async function readControlPlanePid(paths: ClusterPaths): Promise<number |
   }
   const pid = Number(text.trim());
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/** Forgets the control plane's pid: `tkube stop` does, so a missing pid means stopped on purpose. */
+export async function removeControlPlanePid(paths: ClusterPaths): Promise<void> {
+  await rm(paths.pidFile, { force: true });
 }
 
 export async function removeClusterDirectory(paths: ClusterPaths): Promise<void> {

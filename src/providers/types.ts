@@ -145,6 +145,10 @@ export interface NodeProvider {
   listNodes(cluster: string): Promise<NodeInfo[]>;
   /** The names of clusters that have any resource with this provider. */
   listClusters(): Promise<string[]>;
+  /** Starts a stopped node container again (its address, volume and files as they were). */
+  startNode(node: string): Promise<void>;
+  /** Stops a node container: SIGTERM to its entrypoint, SIGKILL after `timeoutSeconds`. */
+  stopNode(node: string, timeoutSeconds: number): Promise<void>;
   /** Removes every container, volume and network of the cluster; idempotent. */
   removeCluster(cluster: string): Promise<RemovedResources>;
   /** Copies images from the host's engine into every node's containerd (namespace k8s.io). */

@@ -24,7 +24,7 @@ import {
   dockerUnavailable,
   isConnectionError,
 } from './docker-client.js';
-import { DockerProviderError, engineMessage, isConflict } from './errors.js';
+import { DockerProviderError, engineMessage, engineStatusCode, isConflict } from './errors.js';
 import { execInContainer } from './exec.js';
 import { CONTAINERD_READY_MARKER } from './image/layout.js';
 import { loadImagesIntoNodes } from './image-load.js';
@@ -185,6 +185,30 @@ export class DockerProvider implements NodeProvider {
         if (name) names.add(name);
       }
       return [...names].sort();
+    });
+  }
+
+  startNode(node: string): Promise<void> {
+    return this.#engine(async () => {
+      try {
+        await this.docker.getContainer(node).start();
+      } catch (error) {
+        // 304: already running.
+        if (engineStatusCode(error) === 304) return;
+        throw new DockerProviderError(`cannot start node ${node}: ${engineMessage(error)}`);
+      }
+    });
+  }
+
+  stopNode(node: string, timeoutSeconds: number): Promise<void> {
+    return this.#engine(async () => {
+      try {
+        await this.docker.getContainer(node).stop({ t: timeoutSeconds });
+      } catch (error) {
+        // 304: already stopped.
+        if (engineStatusCode(error) === 304) return;
+        throw new DockerProviderError(`cannot stop node ${node}: ${engineMessage(error)}`);
+      }
     });
   }
 
