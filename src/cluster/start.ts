@@ -56,7 +56,19 @@ export async function start(name: string, options: StartOptions = {}): Promise<S
   const paths = clusterPaths(name, env);
   const record = await loadClusterRecord(paths);
   const pid = await readControlPlanePid(paths);
-  if (pid !== undefined && isControlPlaneProcess(pid, paths)) {
+  const controlPlaneRunning = pid !== undefined && isControlPlaneProcess(pid, paths);
+  const provider = record.nodes > 0 || record.network ? await nodeProvider() : undefined;
+  const nodes = provider ? await provider.listNodes(name) : [];
+  if (provider) assertNodesPresent(name, record.nodes, nodes);
+  if (controlPlaneRunning) {
+    // After a dockerd restart the control plane lives on while the nodes are down: start those.
+    if (provider && nodes.some((node) => node.state !== 'running')) {
+      await runSteps(
+        [startNodesStep(provider, nodes, [])],
+        options.progress ?? defaultProgressMode(process.stderr, env),
+      );
+      return { name, nodes: nodes.map((node) => node.name) };
+    }
     throw new ClusterError(
       `cluster ${JSON.stringify(name)} is already running`,
       `stop it first with "tkube stop ${name}"`,
@@ -69,9 +81,6 @@ export async function start(name: string, options: StartOptions = {}): Promise<S
       'its kubeconfig entry names that port: stop what holds it, then try again',
     );
   });
-  const provider = record.nodes > 0 || record.network ? await nodeProvider() : undefined;
-  const nodes = provider ? await provider.listNodes(name) : [];
-  if (provider) assertNodesPresent(name, record.nodes, nodes);
 
   const undo: (() => Promise<unknown>)[] = [];
   let controlPlane: StartedControlPlane | undefined;

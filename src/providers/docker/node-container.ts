@@ -56,6 +56,8 @@ export function nodeContainerOptions(
     ExposedPorts: ports.exposed,
     HostConfig: {
       ...nodeHostConfig(security),
+      // Back after a dockerd restart or a host reboot, as k3d's nodes; `tkube stop` keeps them down.
+      RestartPolicy: { Name: 'unless-stopped' },
       NetworkMode: network,
       PortBindings: ports.bindings,
       Mounts: [

@@ -22,6 +22,8 @@ import {
 
 export interface NetworkCluster {
   readonly name: string;
+  /** The cluster's private environment (TKUBE_HOME, KUBECONFIG) for running tkube on it. */
+  readonly env: Record<string, string>;
   /** Node name → its address on the cluster network. */
   readonly nodeIPs: ReadonlyMap<string, string>;
   readonly client: Client;
@@ -56,6 +58,7 @@ export async function startNetworkCluster(suite: string, nodes = 2, prefix = 'px
   );
   return {
     name,
+    env,
     nodeIPs,
     client,
     pods: client.resource<Pod>(PODS),
