@@ -20,10 +20,12 @@ import { assertPortAvailable } from './ports.js';
 import { defaultProgressMode, failedStepOf, type ProgressMode, runSteps } from './progress.js';
 import { waitForReadyz } from './readiness.js';
 import {
+  type ClusterRecord,
   clusterPaths,
   type Environment,
   loadClusterRecord,
   readControlPlanePid,
+  recordedNodeNames,
   removeControlPlanePid,
   writeControlPlanePid,
 } from './state.js';
@@ -59,7 +61,7 @@ export async function start(name: string, options: StartOptions = {}): Promise<S
   const controlPlaneRunning = pid !== undefined && isControlPlaneProcess(pid, paths);
   const provider = record.nodes > 0 || record.network ? await nodeProvider() : undefined;
   const nodes = provider ? await provider.listNodes(name) : [];
-  if (provider) assertNodesPresent(name, record.nodes, nodes);
+  if (provider) assertNodesPresent(record, nodes);
   if (controlPlaneRunning) {
     // After a dockerd restart the control plane lives on while the nodes are down: start those.
     if (provider && nodes.some((node) => node.state !== 'running')) {
@@ -155,15 +157,14 @@ export async function start(name: string, options: StartOptions = {}): Promise<S
 }
 
 /** Every node of the record still exists (whatever its state): a node removed by hand is not re-created. */
-function assertNodesPresent(name: string, expected: number, nodes: readonly NodeInfo[]): void {
-  if (nodes.length >= expected) return;
-  const present = new Set(nodes.map((node) => node.index));
-  const missing = Array.from({ length: expected }, (_, index) => index).filter(
-    (index) => !present.has(index),
-  );
+function assertNodesPresent(record: ClusterRecord, nodes: readonly NodeInfo[]): void {
+  const expected = recordedNodeNames(record);
+  const present = new Set(nodes.map((node) => node.name));
+  const missing = expected.filter((node) => !present.has(node));
+  if (missing.length === 0) return;
   throw new ClusterError(
-    `cannot start cluster ${JSON.stringify(name)}: ${missing.length} of its ${expected} node containers ${missing.length === 1 ? 'is' : 'are'} gone (${missing.map((index) => `${name}-node-${index}`).join(', ')})`,
-    `they were removed outside tkube; delete the cluster with "tkube down ${name}" and create it again`,
+    `cannot start cluster ${JSON.stringify(record.name)}: ${missing.length} of its ${expected.length} node containers ${missing.length === 1 ? 'is' : 'are'} gone (${missing.join(', ')})`,
+    `they were removed outside tkube; delete the cluster with "tkube down ${record.name}" and create it again`,
   );
 }
 

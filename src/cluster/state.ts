@@ -17,6 +17,11 @@ export interface ClusterRecord {
   server: string;
   createdAt: string;
   nodes: number;
+  /**
+   * The node containers' names once `tkube node add` or `remove` changed them; absent, the
+   * nodes are `<name>-node-0` … `<name>-node-<nodes - 1>`.
+   */
+  nodeNames?: string[];
   /** Simulated nodes the control plane runs (`--fake-nodes`); absent when none. */
   fakeNodes?: number;
   /** tkube's version that created the cluster. */
@@ -117,6 +122,13 @@ export async function clusterDirectoryExists(paths: ClusterPaths): Promise<boole
     if (errorCode(error) === 'ENOENT') return false;
     throw error;
   }
+}
+
+/** The names of the cluster's node containers, as its record has them. */
+export function recordedNodeNames(record: ClusterRecord): string[] {
+  return (
+    record.nodeNames ?? Array.from({ length: record.nodes }, (_, index) => `${record.name}-node-${index}`)
+  );
 }
 
 export async function writeClusterRecord(paths: ClusterPaths, record: ClusterRecord): Promise<void> {

@@ -39,7 +39,7 @@ export function nodeContainerOptions(
   network: string,
   security: NodeSecurity,
 ): Dockerode.ContainerCreateOptions {
-  const name = nodeName(spec.cluster, spec.index);
+  const name = spec.name ?? nodeName(spec.cluster, spec.index);
   const labels = {
     ...spec.labels,
     [CLUSTER_LABEL]: spec.cluster,

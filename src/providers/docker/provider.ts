@@ -17,7 +17,7 @@ import type {
   NodeState,
   RemovedResources,
 } from '../types.js';
-import { removeClusterResources } from './cleanup.js';
+import { removeClusterResources, removeNodeResources } from './cleanup.js';
 import {
   assertDockerAvailable,
   createDockerClient,
@@ -210,6 +210,10 @@ export class DockerProvider implements NodeProvider {
         throw new DockerProviderError(`cannot stop node ${node}: ${engineMessage(error)}`);
       }
     });
+  }
+
+  removeNode(node: string): Promise<void> {
+    return this.#engine(() => removeNodeResources(this.docker, node));
   }
 
   removeCluster(cluster: string): Promise<RemovedResources> {

@@ -6,7 +6,7 @@
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tkube } from '../../support/cli.js';
-import { waitFor } from '../kubelet/pods-support.js';
+import { BUSYBOX, waitFor } from '../kubelet/pods-support.js';
 import {
   backendContainer,
   get,
@@ -276,6 +276,82 @@ describe('a cluster comes back', () => {
     for (const name of writes) expect(names.stdout).toContain(`configmap/${name}`);
     const pods = await webRunning();
     await serviceAnswers(pods);
+  }, 300_000);
+
+  it('adds a node (Ready, the next address and pod CIDR) and removes it again, draining it first', async () => {
+    const added = await timed('tkube node add', () => tkube(['node', 'add', cluster.name], cluster.env));
+    expect(added.exitCode, added.stderr).toBe(0);
+    const extra = `${cluster.name}-node-2`;
+    const view = (await nodes()).find((node) => node.name === extra);
+    const [first] = await nodes();
+    const prefix = first!.ip.split('.').slice(0, 3).join('.');
+    expect(view).toEqual({ name: extra, ip: `${prefix}.12`, podCIDR: '10.244.253.0/24', ready: true });
+    const twice = await tkube(['node', 'add', cluster.name, '--name', extra], cluster.env);
+    expect(twice.exitCode).toBe(1);
+    expect(twice.stderr.trim()).toBe(`Error: cluster "${cluster.name}" already has a node named "${extra}"`);
+    // Like kind's, a new node holds only the node image's images.
+    const load = await tkube(['load', 'image', BUSYBOX, '--name', cluster.name], cluster.env);
+    expect(load.exitCode, load.stderr).toBe(0);
+
+    // A pod that runs on the new node moves elsewhere when the node is drained.
+    const mover = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'mover', namespace: 'default' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'mover' } },
+        template: {
+          metadata: { labels: { app: 'mover' } },
+          spec: {
+            affinity: {
+              nodeAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: [
+                  {
+                    weight: 100,
+                    preference: {
+                      matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [extra] }],
+                    },
+                  },
+                ],
+              },
+            },
+            // httpd ignores SIGTERM as PID 1: no need to wait out the default 30 s.
+            terminationGracePeriodSeconds: 1,
+            containers: [backendContainer()],
+          },
+        },
+      },
+    };
+    expect((await cluster.kubectl(['apply', '-f', '-'], JSON.stringify(mover))).exitCode).toBe(0);
+    const moverNode = async () => {
+      const out = await cluster.kubectl([
+        'get',
+        'pods',
+        '-l',
+        'app=mover',
+        '-o',
+        'jsonpath={range .items[*]}{.spec.nodeName} {.status.phase} {.metadata.deletionTimestamp}{"\\n"}{end}',
+      ]);
+      return out.stdout.trim();
+    };
+    await waitFor(moverNode, (line) => line === `${extra} Running`, BACK_WITHIN_MS, 'mover on the new node');
+
+    const removed = await timed('tkube node remove', () =>
+      tkube(['node', 'remove', extra, '--cluster', cluster.name], cluster.env),
+    );
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect((await nodes()).map((node) => node.name)).not.toContain(extra);
+    expect(await containerStates()).toEqual(['running', 'running']);
+    await waitFor(
+      moverNode,
+      (line) => /^\S+ Running$/.test(line) && !line.startsWith(extra),
+      BACK_WITHIN_MS,
+      'mover moved to another node',
+    );
+    const unknown = await tkube(['node', 'remove', 'nosuch', '--cluster', cluster.name], cluster.env);
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr.trim()).toMatch(/^Error: cluster "[^"]+" has no node "nosuch"; its nodes: /);
   }, 300_000);
 
   // Restarting dockerd stops every container on the machine: only where the cluster is alone
