@@ -6,6 +6,7 @@
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tkube } from '../../support/cli.js';
+import { type NodeView, parseNodeViews } from '../cluster/node-view.js';
 import { BUSYBOX, waitFor } from '../kubelet/pods-support.js';
 import {
   backendContainer,
@@ -122,32 +123,10 @@ async function webRunning(after = ''): Promise<PodView[]> {
   );
 }
 
-interface NodeView {
-  name: string;
-  ip: string;
-  podCIDR: string;
-  ready: boolean;
-}
-
 async function nodes(): Promise<NodeView[]> {
   const out = await cluster.kubectl(['get', 'nodes', '-o', 'json']);
   if (out.exitCode !== 0) throw new Error(out.stderr);
-  const list = JSON.parse(out.stdout) as {
-    items: {
-      metadata: { name: string };
-      spec: { podCIDR?: string };
-      status: {
-        addresses?: { type: string; address: string }[];
-        conditions?: { type: string; status: string }[];
-      };
-    }[];
-  };
-  return list.items.map((node) => ({
-    name: node.metadata.name,
-    ip: node.status.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '',
-    podCIDR: node.spec.podCIDR ?? '',
-    ready: node.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
-  }));
+  return parseNodeViews(out.stdout);
 }
 
 /** Every node Ready again, with the addresses and pod CIDRs it had. */
