@@ -2,6 +2,7 @@ import { Args, Command, Flags } from '@oclif/core';
 import { errorMessage } from '../../cluster/errors.js';
 import { clusterName, DEFAULT_CLUSTER_NAME } from '../../cluster/name.js';
 import { addNode } from '../../cluster/node-add.js';
+import { addFakeNodes } from '../../cluster/node-add-fake.js';
 import type { PlannedNode } from '../../cluster/nodes/node-plan.js';
 import { parseDuration } from '../up.js';
 
@@ -12,6 +13,7 @@ export default class NodeAdd extends Command {
     '<%= config.bin %> node add',
     '<%= config.bin %> node add dev --name dev-extra',
     '<%= config.bin %> node add dev --role control-plane',
+    '<%= config.bin %> node add ci --fake 10',
   ];
 
   static override args = {
@@ -25,6 +27,11 @@ export default class NodeAdd extends Command {
       options: ['worker', 'control-plane'],
       default: 'worker',
     }),
+    fake: Flags.integer({
+      description: 'add this many simulated nodes instead (restarts the control plane for a few seconds)',
+      min: 1,
+      exclusive: ['name', 'role'],
+    }),
     wait: Flags.string({
       description: 'how long to wait for the node to be Ready, e.g. 90s',
       default: '120s',
@@ -34,6 +41,18 @@ export default class NodeAdd extends Command {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(NodeAdd);
+    if (flags.fake !== undefined) {
+      try {
+        const names = await addFakeNodes(clusterName(args.cluster, undefined), flags.fake, {
+          ...(flags.quiet && { progress: 'silent' as const }),
+        });
+        if (!flags.quiet) this.logToStderr(`Added fake nodes ${names.map((name) => `"${name}"`).join(', ')}`);
+      } catch (error) {
+        this.logToStderr(`Error: ${errorMessage(error)}`);
+        this.exit(1);
+      }
+      return;
+    }
     let node: PlannedNode;
     try {
       node = await addNode(clusterName(args.cluster, undefined), {
