@@ -1,6 +1,7 @@
 // `kubectl drain` as `tkube node remove` needs it (k8s.io/kubectl/pkg/drain): cordon the node,
-// evict its pods through the Eviction API (honouring PodDisruptionBudgets: a 429 is retried),
-// skipping DaemonSet-managed and mirror pods, and wait until the evicted pods are gone.
+// refuse pods no controller would re-create, evict the others through the Eviction API
+// (honouring PodDisruptionBudgets: a 429 is retried), skipping DaemonSet-managed and mirror
+// pods, and wait until the evicted pods are gone.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Node, Pod } from '../../api/types/core-v1.generated.js';
 import { NODES, PODS } from '../../client/resources.js';
@@ -27,6 +28,21 @@ export async function drainNode(client: Client, node: string, timeoutMs: number)
   const onNode = async () =>
     (await pods.list('', { fieldSelector: `spec.nodeName=${node}` })).items.filter((pod) => !skipped(pod));
   let remaining = await onNode();
+  // kubectl's unreplicatedFilter: a pod no controller would re-create is lost, so refuse.
+  const unmanaged = remaining.filter(
+    (pod) =>
+      pod.status?.phase !== 'Succeeded' &&
+      pod.status?.phase !== 'Failed' &&
+      !pod.metadata?.ownerReferences?.some((owner) => owner.controller),
+  );
+  if (unmanaged.length > 0) {
+    throw new ClusterError(
+      `cannot drain node ${node}: cannot delete Pods that declare no controller: ${unmanaged
+        .map((pod) => `${pod.metadata?.namespace}/${pod.metadata?.name}`)
+        .join(', ')}`,
+      'the node stays cordoned; --force removes it without draining',
+    );
+  }
   while (remaining.length > 0) {
     for (const pod of remaining) {
       if (pod.metadata?.deletionTimestamp) continue;

@@ -316,6 +316,26 @@ describe('a cluster comes back', () => {
     };
     await waitFor(moverNode, (line) => line === `${extra} Running`, BACK_WITHIN_MS, 'mover on the new node');
 
+    // A pod no controller would re-create stops the drain, as kubectl drain without --force.
+    const bare = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'bare', namespace: 'default' },
+      spec: {
+        nodeName: extra,
+        terminationGracePeriodSeconds: 1,
+        containers: [{ name: 'c', image: BUSYBOX, imagePullPolicy: 'Never', command: ['sleep', '3600'] }],
+      },
+    };
+    expect((await cluster.kubectl(['apply', '-f', '-'], JSON.stringify(bare))).exitCode).toBe(0);
+    const refused = await tkube(['node', 'remove', extra, '--cluster', cluster.name], cluster.env);
+    expect(refused.exitCode).toBe(1);
+    // The progress lines, then the error.
+    expect(refused.stderr.trim().split('\n').at(-1)).toBe(
+      `Error: cannot drain node ${extra}: cannot delete Pods that declare no controller: default/bare; the node stays cordoned; --force removes it without draining`,
+    );
+    expect((await cluster.kubectl(['delete', 'pod', 'bare', '--wait'])).exitCode).toBe(0);
+
     const removed = await timed('tkube node remove', () =>
       tkube(['node', 'remove', extra, '--cluster', cluster.name], cluster.env),
     );
