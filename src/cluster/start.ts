@@ -3,6 +3,7 @@
 // nodes' entrypoints restart the agents, whose kubelets restart the pods as after a reboot).
 // Everything is checked before anything starts; a failure stops again what this run started.
 // k3d's `cluster start`; kind has none.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureClusterPki } from '../pki/cluster-pki.js';
 import type { NodeInfo, NodeProvider } from '../providers/types.js';
 import {
@@ -37,6 +38,8 @@ import {
   describeEarlyExit,
   withLogTail,
 } from './up.js';
+
+const PORT_RELEASE_MS = 3_000;
 
 export interface StartOptions {
   env?: Environment;
@@ -76,7 +79,7 @@ export async function start(name: string, options: StartOptions = {}): Promise<S
       `stop it first with "tkube stop ${name}"`,
     );
   }
-  await assertPortAvailable(record.apiPort).catch((error: unknown) => {
+  await portFreedSoon(record.apiPort).catch((error: unknown) => {
     if (!(error instanceof ClusterError)) throw error;
     throw new ClusterError(
       `cannot start cluster ${JSON.stringify(name)}: ${error.problem}`,
@@ -166,6 +169,23 @@ function assertNodesPresent(record: ClusterRecord, nodes: readonly NodeInfo[]): 
     `cannot start cluster ${JSON.stringify(record.name)}: ${missing.length} of its ${expected.length} node containers ${missing.length === 1 ? 'is' : 'are'} gone (${missing.join(', ')})`,
     `they were removed outside tkube; delete the cluster with "tkube down ${record.name}" and create it again`,
   );
+}
+
+/**
+ * The API port free, allowing a moment: the connections of a control plane killed just now can
+ * hold it (FIN_WAIT) until their clients close them.
+ */
+async function portFreedSoon(port: number): Promise<void> {
+  const deadline = Date.now() + PORT_RELEASE_MS;
+  for (;;) {
+    try {
+      await assertPortAvailable(port);
+      return;
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+      await sleep(100);
+    }
+  }
 }
 
 function startNodesStep(
