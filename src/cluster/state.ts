@@ -17,6 +17,11 @@ export interface ClusterRecord {
   server: string;
   createdAt: string;
   nodes: number;
+  /**
+   * The node containers' names once `tkube node add` or `remove` changed them; absent, the
+   * nodes are `<name>-node-0` … `<name>-node-<nodes - 1>`.
+   */
+  nodeNames?: string[];
   /** Simulated nodes the control plane runs (`--fake-nodes`); absent when none. */
   fakeNodes?: number;
   /** tkube's version that created the cluster. */
@@ -24,6 +29,8 @@ export interface ClusterRecord {
   kubernetesVersion: string;
   /** The kubeconfig file `up` merged the cluster's context into, so `down` finds it again. */
   kubeconfigPath: string;
+  /** The pod network node IPAM carves node CIDRs from, when not the default. */
+  podSubnet?: string;
   /** The nodes' docker network, when the cluster has nodes. */
   network?: { subnet: string; gateway: string };
 }
@@ -92,6 +99,14 @@ export function clusterExistsError(name: string): ClusterError {
   );
 }
 
+/** `up` of a cluster that exists but is not running: kind users expect `up` to create only. */
+export function stoppedClusterError(name: string): ClusterError {
+  return new ClusterError(
+    `cluster ${JSON.stringify(name)} already exists and is stopped`,
+    `start it with "tkube start ${name}", or delete it with "tkube down ${name}"`,
+  );
+}
+
 export function unknownClusterError(name: string): ClusterError {
   return new ClusterError(
     `cluster ${JSON.stringify(name)} does not exist`,
@@ -107,6 +122,13 @@ export async function clusterDirectoryExists(paths: ClusterPaths): Promise<boole
     if (errorCode(error) === 'ENOENT') return false;
     throw error;
   }
+}
+
+/** The names of the cluster's node containers, as its record has them. */
+export function recordedNodeNames(record: ClusterRecord): string[] {
+  return (
+    record.nodeNames ?? Array.from({ length: record.nodes }, (_, index) => `${record.name}-node-${index}`)
+  );
 }
 
 export async function writeClusterRecord(paths: ClusterPaths, record: ClusterRecord): Promise<void> {
@@ -193,6 +215,11 @@ export async function readControlPlanePid(paths: ClusterPaths): Promise<number |
   }
   const pid = Number(text.trim());
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/** Forgets the control plane's pid: `tkube stop` does, so a missing pid means stopped on purpose. */
+export async function removeControlPlanePid(paths: ClusterPaths): Promise<void> {
+  await rm(paths.pidFile, { force: true });
 }
 
 export async function removeClusterDirectory(paths: ClusterPaths): Promise<void> {

@@ -20,8 +20,12 @@ import {
   readControlPlanePid,
 } from './state.js';
 
-/** Running: serving; NotReady: the process lives but /readyz fails; Stopped: no process. */
-export type ClusterState = 'Running' | 'NotReady' | 'Stopped';
+/**
+ * Running: serving; NotReady: the process lives but /readyz fails; Stopped: stopped by `tkube
+ * stop` (no pid recorded); Down: a pid is recorded but its process is gone (killed, crashed, or
+ * the host restarted).
+ */
+export type ClusterState = 'Running' | 'NotReady' | 'Stopped' | 'Down';
 
 export interface ClusterStatus {
   name: string;
@@ -53,7 +57,14 @@ export async function clusterStatus(
   const record = await loadClusterRecord(paths);
   const pid = (await readControlPlanePid(paths)) ?? null;
   const running = pid !== null && isControlPlaneProcess(pid, paths);
-  const apiServer = { url: record.server, ready: false, detail: 'the control plane is not running' };
+  const apiServer = {
+    url: record.server,
+    ready: false,
+    detail:
+      pid === null
+        ? 'the control plane is stopped'
+        : `the control plane (pid ${pid}) is not running: it was killed or crashed; "tkube start ${name}" brings it back`,
+  };
   let nodeStatus: ClusterStatus['nodeStatus'] = [];
   if (running) {
     const probe = await probeReadyz(record.apiPort, await readCaCertificate(paths));
@@ -63,7 +74,7 @@ export async function clusterStatus(
   }
   return {
     name,
-    state: !running ? 'Stopped' : apiServer.ready ? 'Running' : 'NotReady',
+    state: running ? (apiServer.ready ? 'Running' : 'NotReady') : pid === null ? 'Stopped' : 'Down',
     controlPlane: { running, pid: running ? pid : null },
     apiServer,
     apiPort: record.apiPort,

@@ -18,11 +18,13 @@ import type { ClusterNetwork } from '../providers/types.js';
 import type { ClusterConfig } from './config/cluster-config.js';
 import {
   type ControlPlaneCommand,
+  isControlPlaneProcess,
   lastLogLines,
   type StartedControlPlane,
   startControlPlane,
   stopControlPlane,
 } from './controlplane-process.js';
+import { controlPlaneSettingsOf } from './controlplane-settings.js';
 import { ClusterError, errorMessage } from './errors.js';
 import {
   apiServerUrl,
@@ -34,7 +36,6 @@ import {
 } from './kubeconfig.js';
 import { kubeconfigPathForMerge } from './kubeconfig-paths.js';
 import { assertValidClusterName, kubeconfigContextName } from './name.js';
-import { loadBalancerRange } from './nodes/load-balancer-range.js';
 import { MAX_NODES, type PlannedNode, POD_SUBNET, planNodes, podSubnetCapacity } from './nodes/node-plan.js';
 import { labelNodes, waitForNodesReady } from './nodes/wait-ready.js';
 import { assertPortAvailable, findFreePort } from './ports.js';
@@ -48,7 +49,9 @@ import {
   clusterExistsError,
   clusterPaths,
   type Environment,
+  readControlPlanePid,
   removeClusterDirectory,
+  stoppedClusterError,
   writeClusterRecord,
   writeControlPlanePid,
 } from './state.js';
@@ -91,7 +94,7 @@ export interface UpResult {
 export const DEFAULT_READY_TIMEOUT_MS = 60_000;
 export const DEFAULT_NODES_READY_TIMEOUT_MS = 120_000;
 /** tkube's own client of the new cluster, as its admin. */
-function adminClient(server: string, pki: ClusterPki): Client {
+export function adminClient(server: string, pki: ClusterPki): Client {
   return httpsClient({
     server,
     ca: pki.ca.certificatePem,
@@ -161,7 +164,11 @@ export async function up(options: UpOptions): Promise<UpResult> {
   const fakeNodes = options.fakeNodes ?? 0;
   assertSupportedFakeNodeCount(fakeNodes);
   const paths = clusterPaths(options.name, env);
-  if (await clusterDirectoryExists(paths)) throw clusterExistsError(options.name);
+  if (await clusterDirectoryExists(paths)) {
+    const pid = await readControlPlanePid(paths);
+    if (pid === undefined || !isControlPlaneProcess(pid, paths)) throw stoppedClusterError(options.name);
+    throw clusterExistsError(options.name);
+  }
   const requestedPort = options.apiPort ?? config?.networking.apiServerPort;
   if (requestedPort !== undefined) await assertPortAvailable(requestedPort);
   const apiPort = requestedPort ?? (await findFreePort());
@@ -191,6 +198,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
     createdAt: new Date().toISOString(),
     nodes,
     ...(fakeNodes > 0 && { fakeNodes }),
+    ...(podSubnet !== POD_SUBNET && { podSubnet }),
     version: TKUBE_VERSION,
     kubernetesVersion: KUBERNETES_GIT_VERSION,
     kubeconfigPath,
@@ -299,12 +307,12 @@ export async function up(options: UpOptions): Promise<UpResult> {
         {
           title: `Starting the control plane on port ${apiPort}`,
           run: async () => {
-            const started = startControlPlane(paths, apiPort, options.controlPlaneCommand, {
-              extraBindAddresses: network ? [network.gateway] : [],
-              fakeNodes,
-              ...(podSubnet !== POD_SUBNET && { clusterCidr: podSubnet }),
-              ...(network && { loadBalancerIpRange: loadBalancerRange(network.subnet) }),
-            });
+            const started = startControlPlane(
+              paths,
+              apiPort,
+              options.controlPlaneCommand,
+              controlPlaneSettingsOf(record),
+            );
             controlPlane = started;
             undo.push(() => stopStartedControlPlane(started, paths));
             if (started.pid > 0) await writeControlPlanePid(paths, started.pid);
@@ -411,13 +419,13 @@ export function usageLines(result: UpResult, explicitKubeconfig: boolean): strin
   ];
 }
 
-function describeEarlyExit(exit: Awaited<StartedControlPlane['exited']>): string {
+export function describeEarlyExit(exit: Awaited<StartedControlPlane['exited']>): string {
   if (exit.error) return `the control plane could not be started: ${exit.error.message}`;
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
   return `the control plane ${how} before the API server was ready`;
 }
 
-async function withLogTail(message: string, paths: ClusterPaths): Promise<Error> {
+export async function withLogTail(message: string, paths: ClusterPaths): Promise<Error> {
   const lines = await lastLogLines(paths.controlPlaneLog, LOG_LINES_ON_FAILURE).catch(() => []);
   if (lines.length === 0) return new Error(`${message} (its log is empty)`);
   return new Error(`${message}; the last lines of its log:\n${lines.map((line) => `  ${line}`).join('\n')}`);

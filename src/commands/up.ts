@@ -93,7 +93,7 @@ export default class Up extends Command {
 }
 
 /** `90s`, `3m`, `500ms` → milliseconds; a bare number is seconds. */
-function parseDuration(text: string): number {
+export function parseDuration(text: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
   if (!match) throw new ClusterError(`--wait ${text}: not a duration`, 'use e.g. 90s or 3m');
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's']!;

@@ -41,8 +41,10 @@ export interface ClusterNetwork {
 
 export interface NodeSpec {
   cluster: string;
-  /** 0-based; names the node `<cluster>-node-<index>`. */
+  /** 0-based; names the node `<cluster>-node-<index>` unless `name` is given. */
   index: number;
+  /** The node's (container's, host's) name instead of `<cluster>-node-<index>`. */
+  name?: string;
   role: NodeRole;
   /** The node image, e.g. tkube.local/node:<hash>. */
   image: string;
@@ -145,6 +147,12 @@ export interface NodeProvider {
   listNodes(cluster: string): Promise<NodeInfo[]>;
   /** The names of clusters that have any resource with this provider. */
   listClusters(): Promise<string[]>;
+  /** Starts a stopped node container again (its address, volume and files as they were). */
+  startNode(node: string): Promise<void>;
+  /** Stops a node container: SIGTERM to its entrypoint, SIGKILL after `timeoutSeconds`. */
+  stopNode(node: string, timeoutSeconds: number): Promise<void>;
+  /** Removes one node's container and its volume; idempotent. */
+  removeNode(node: string): Promise<void>;
   /** Removes every container, volume and network of the cluster; idempotent. */
   removeCluster(cluster: string): Promise<RemovedResources>;
   /** Copies images from the host's engine into every node's containerd (namespace k8s.io). */

@@ -56,6 +56,7 @@ export async function startNodeContainers(provider: NodeProvider, containers: No
       await provider.createNode({
         cluster: containers.cluster,
         index: node.index,
+        name: node.name,
         role: node.role,
         image: containers.image,
         ip: node.ip,

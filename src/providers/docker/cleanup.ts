@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type Dockerode from 'dockerode';
 import type { RemovedResources } from '../types.js';
 import { engineMessage, isConflict, isNotFound } from './errors.js';
-import { clusterFilter } from './names.js';
+import { clusterFilter, containerdVolumeName } from './names.js';
 
 const RETRIES = 50;
 const RETRY_MS = 100;
@@ -29,6 +29,12 @@ export async function removeClusterResources(docker: Dockerode, cluster: string)
     volumes: (volumes ?? []).map((volume) => volume.Name).sort(),
     networks: networks.map((network) => network.Name).sort(),
   };
+}
+
+/** One node's container, then its containerd volume. */
+export async function removeNodeResources(docker: Dockerode, node: string): Promise<void> {
+  await removeWithRetry(() => docker.getContainer(node).remove({ force: true, v: true }));
+  await removeWithRetry(() => docker.getVolume(containerdVolumeName(node)).remove());
 }
 
 /**

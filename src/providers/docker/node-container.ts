@@ -41,7 +41,7 @@ export function nodeContainerOptions(
   network: string,
   security: NodeSecurity,
 ): Dockerode.ContainerCreateOptions {
-  const name = nodeName(spec.cluster, spec.index);
+  const name = spec.name ?? nodeName(spec.cluster, spec.index);
   const labels = {
     ...spec.labels,
     [CLUSTER_LABEL]: spec.cluster,
@@ -58,6 +58,8 @@ export function nodeContainerOptions(
     ExposedPorts: ports.exposed,
     HostConfig: {
       ...nodeHostConfig(security),
+      // Back after a dockerd restart or a host reboot, as k3d's nodes; `tkube stop` keeps them down.
+      RestartPolicy: { Name: 'unless-stopped' },
       NetworkMode: network,
       PortBindings: ports.bindings,
       Mounts: [

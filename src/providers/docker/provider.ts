@@ -17,14 +17,14 @@ import type {
   NodeState,
   RemovedResources,
 } from '../types.js';
-import { removeClusterResources } from './cleanup.js';
+import { removeClusterResources, removeNodeResources } from './cleanup.js';
 import {
   assertDockerAvailable,
   createDockerClient,
   dockerUnavailable,
   isConnectionError,
 } from './docker-client.js';
-import { DockerProviderError, engineMessage, isConflict } from './errors.js';
+import { DockerProviderError, engineMessage, engineStatusCode, isConflict } from './errors.js';
 import { execInContainer } from './exec.js';
 import { CONTAINERD_READY_MARKER } from './image/layout.js';
 import { loadImagesIntoNodes } from './image-load.js';
@@ -186,6 +186,34 @@ export class DockerProvider implements NodeProvider {
       }
       return [...names].sort();
     });
+  }
+
+  startNode(node: string): Promise<void> {
+    return this.#engine(async () => {
+      try {
+        await this.docker.getContainer(node).start();
+      } catch (error) {
+        // 304: already running.
+        if (engineStatusCode(error) === 304) return;
+        throw new DockerProviderError(`cannot start node ${node}: ${engineMessage(error)}`);
+      }
+    });
+  }
+
+  stopNode(node: string, timeoutSeconds: number): Promise<void> {
+    return this.#engine(async () => {
+      try {
+        await this.docker.getContainer(node).stop({ t: timeoutSeconds });
+      } catch (error) {
+        // 304: already stopped.
+        if (engineStatusCode(error) === 304) return;
+        throw new DockerProviderError(`cannot stop node ${node}: ${engineMessage(error)}`);
+      }
+    });
+  }
+
+  removeNode(node: string): Promise<void> {
+    return this.#engine(() => removeNodeResources(this.docker, node));
   }
 
   removeCluster(cluster: string): Promise<RemovedResources> {

@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tkube } from '../../support/cli.js';
 import { docker, sharedNodeImage } from '../docker/support.js';
+import { type NodeView, parseNodeViews } from './node-view.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tkube-e2e-cluster-'));
 const env = {
@@ -34,32 +35,10 @@ async function nodeExec(node: string, command: string[]): Promise<string> {
   return result.stdout;
 }
 
-interface NodeView {
-  name: string;
-  podCIDR: string;
-  ip: string;
-  ready: boolean;
-}
-
 async function nodesOf(cluster: string): Promise<NodeView[]> {
   const out = await kubectl(`tkube-${cluster}`, ['get', 'nodes', '-o', 'json']);
   expect(out.exitCode, out.stderr).toBe(0);
-  const list = JSON.parse(out.stdout) as {
-    items: {
-      metadata: { name: string };
-      spec: { podCIDR?: string };
-      status: {
-        addresses?: { type: string; address: string }[];
-        conditions?: { type: string; status: string }[];
-      };
-    }[];
-  };
-  return list.items.map((node) => ({
-    name: node.metadata.name,
-    podCIDR: node.spec.podCIDR ?? '',
-    ip: node.status.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '',
-    ready: node.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
-  }));
+  return parseNodeViews(out.stdout);
 }
 
 /** The pod routes a node holds: pod CIDR → gateway. */

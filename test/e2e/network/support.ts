@@ -22,6 +22,8 @@ import {
 
 export interface NetworkCluster {
   readonly name: string;
+  /** The cluster's private environment (TKUBE_HOME, KUBECONFIG) for running tkube on it. */
+  readonly env: Record<string, string>;
   /** Node name → its address on the cluster network. */
   readonly nodeIPs: ReadonlyMap<string, string>;
   readonly client: Client;
@@ -64,6 +66,7 @@ export async function startNetworkCluster(
   );
   return {
     name,
+    env,
     nodeIPs,
     client,
     pods: client.resource<Pod>(PODS),

@@ -9,8 +9,10 @@ import { isProcessAlive } from '../../../src/cluster/controlplane-process.js';
 import { down, downAll } from '../../../src/cluster/down.js';
 import { ClusterError } from '../../../src/cluster/errors.js';
 import { kubeconfigContexts } from '../../../src/cluster/kubeconfig-document.js';
+import { start } from '../../../src/cluster/start.js';
 import { clusterPaths, type Environment } from '../../../src/cluster/state.js';
 import { clusterStatus, listClusters } from '../../../src/cluster/status.js';
+import { stop } from '../../../src/cluster/stop.js';
 import { type UpOptions, up } from '../../../src/cluster/up.js';
 
 const fakeControlPlane = fileURLToPath(new URL('./fixtures/fake-controlplane.ts', import.meta.url));
@@ -27,16 +29,16 @@ function sandbox(): { env: Environment; kubeconfig: string } {
   return { env, kubeconfig };
 }
 
+function fakeCommand(mode: string) {
+  // `env` execs node in place, so the recorded pid is the control plane's own.
+  return {
+    file: '/usr/bin/env',
+    args: [`FAKE_CONTROLPLANE=${mode}`, process.execPath, '--import', 'tsx', fakeControlPlane],
+  };
+}
+
 function upWith(mode: string, options: Omit<UpOptions, 'controlPlaneCommand' | 'progress'>) {
-  return up({
-    ...options,
-    progress: 'silent',
-    // `env` execs node in place, so the recorded pid is the control plane's own.
-    controlPlaneCommand: {
-      file: '/usr/bin/env',
-      args: [`FAKE_CONTROLPLANE=${mode}`, process.execPath, '--import', 'tsx', fakeControlPlane],
-    },
-  });
+  return up({ ...options, progress: 'silent', controlPlaneCommand: fakeCommand(mode) });
 }
 
 function contexts(kubeconfig: string) {
@@ -83,7 +85,7 @@ describe('cluster lifecycle', () => {
     // A recorded pid that now belongs to another process is not taken for the control plane.
     writeFileSync(paths.pidFile, `${process.pid}\n`);
     expect(await clusterStatus('dev', { env })).toMatchObject({
-      state: 'Stopped',
+      state: 'Down',
       controlPlane: { running: false },
     });
     expect(isProcessAlive(process.pid)).toBe(true);
@@ -161,5 +163,78 @@ describe('cluster lifecycle', () => {
       'invalid cluster name "My.Cluster"',
     );
     expect(existsSync(env.TKUBE_HOME!)).toBe(false);
+  });
+
+  it('stops a cluster and starts it again on the same port; refuses a second stop, up and a taken port', async () => {
+    const { env } = sandbox();
+    const { record } = await upWith('ok', { name: 'dev', env });
+    const paths = clusterPaths('dev', env);
+    const firstPid = Number(readFileSync(paths.pidFile, 'utf8'));
+
+    expect(await stop('dev', { env, progress: 'silent' })).toEqual({
+      name: 'dev',
+      was: 'Running',
+      nodesStopped: [],
+    });
+    expect(isProcessAlive(firstPid)).toBe(false);
+    expect(existsSync(paths.pidFile)).toBe(false);
+    expect(await clusterStatus('dev', { env })).toMatchObject({
+      state: 'Stopped',
+      apiServer: { ready: false, detail: 'the control plane is stopped' },
+    });
+    await expect(stop('dev', { env, progress: 'silent' })).rejects.toThrow(
+      'cluster "dev" is already stopped; start it with "tkube start dev"',
+    );
+    await expect(upWith('ok', { name: 'dev', env })).rejects.toThrow(
+      'cluster "dev" already exists and is stopped; start it with "tkube start dev", or delete it with "tkube down dev"',
+    );
+
+    // Another program holds the port: nothing is started, nothing recorded.
+    const { createServer } = await import('node:net');
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(record.apiPort, '127.0.0.1', resolve));
+    try {
+      await expect(
+        start('dev', { env, progress: 'silent', controlPlaneCommand: fakeCommand('ok') }),
+      ).rejects.toThrow(
+        `cannot start cluster "dev": port ${record.apiPort} is already in use on 127.0.0.1; its kubeconfig entry names that port`,
+      );
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+    expect(existsSync(paths.pidFile)).toBe(false);
+
+    expect(await start('dev', { env, progress: 'silent', controlPlaneCommand: fakeCommand('ok') })).toEqual({
+      name: 'dev',
+      nodes: [],
+    });
+    const status = await clusterStatus('dev', { env });
+    expect(status).toMatchObject({ state: 'Running', apiPort: record.apiPort, apiServer: { ready: true } });
+    await expect(
+      start('dev', { env, progress: 'silent', controlPlaneCommand: fakeCommand('ok') }),
+    ).rejects.toThrow('cluster "dev" is already running; stop it first with "tkube stop dev"');
+
+    // Killed: status says so, and start brings it back.
+    process.kill(status.controlPlane.pid!, 'SIGKILL');
+    await expect.poll(() => isProcessAlive(status.controlPlane.pid!)).toBe(false);
+    expect(await clusterStatus('dev', { env })).toMatchObject({
+      state: 'Down',
+      apiServer: {
+        detail: `the control plane (pid ${status.controlPlane.pid}) is not running: it was killed or crashed; "tkube start dev" brings it back`,
+      },
+    });
+    await start('dev', { env, progress: 'silent', controlPlaneCommand: fakeCommand('ok') });
+    expect(await clusterStatus('dev', { env })).toMatchObject({ state: 'Running' });
+  });
+
+  it('stops again what a failed start started', async () => {
+    const { env } = sandbox();
+    await upWith('ok', { name: 'dev', env });
+    await stop('dev', { env, progress: 'silent' });
+    await expect(
+      start('dev', { env, progress: 'silent', controlPlaneCommand: fakeCommand('crash') }),
+    ).rejects.toThrow(/^failed to start cluster "dev": the control plane exited with code 3/);
+    expect(existsSync(clusterPaths('dev', env).pidFile)).toBe(false);
+    expect(await clusterStatus('dev', { env })).toMatchObject({ state: 'Stopped' });
   });
 });
