@@ -16,6 +16,7 @@ import { LocalPathCleaner } from './local-path/cleaner.js';
 import { writeCniConfig } from './network/cni-config.js';
 import { runCommand } from './network/host-commands.js';
 import { PodNetwork } from './network/pod-network.js';
+import { nodeNetworkPolicies } from './network-policy/index.js';
 import { NodeLease } from './node/lease.js';
 import { NodeStatusManager } from './node/node-status.js';
 import { readNodeFacts } from './node/system-info.js';
@@ -187,10 +188,13 @@ async function main(): Promise<void> {
     nodeIP: config.nodeIP,
     podCIDRs: () => registered?.spec?.podCIDRs ?? (config.podCIDR ? [config.podCIDR] : []),
   });
+  // NetworkPolicy enforcement for this node's pods, under the pod-network identity.
+  const networkPolicies = nodeNetworkPolicies({ client: networkClient, nodeName: config.nodeName });
   await Promise.all([
     network.run(abort.signal),
     kubelet.run(abort.signal),
     proxy?.run(abort.signal),
+    networkPolicies.run(abort.signal),
     dns,
     tunnel.run(abort.signal),
     speaker?.run(abort.signal),
