@@ -12,7 +12,8 @@
 //   does not blur;
 // - HTTP requests/s from a pod on one node to a backend on another through the service's
 //   ClusterIP and straight to the pod IP, alternating, a new connection per request (goal:
-//   within 10 %), with the nodes' CPU per request.
+//   within 10 %), with the nodes' CPU per request;
+// - the time a NetworkPolicy change takes to take effect (network-policy.ts; goal p99 ≤ 1 s).
 // Load generators and the backend are the node's Node.js in pods (node-script-pod.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +28,7 @@ import { ENDPOINT_SLICES, NODES, PODS, SERVICES } from '../../src/client/resourc
 import { clientFromKubeconfig } from '../../src/client/transports.js';
 import { buildBusyboxImage, waitFor } from '../../test/e2e/kubelet/pods-support.js';
 import { dnsHandlerCpuPerQuery } from './dns-handler.js';
+import { policyChangeLatency, policyChangeRow } from './network-policy.js';
 import {
   containerCpuSeconds,
   DNS_LOAD_SCRIPT,
@@ -460,6 +462,7 @@ try {
       full.push(reading.sum / reading.count);
     }
   }
+  const policyChange = await policyChangeLatency({ client, image: IMAGE, nodes, kubectlEnv: env, context });
   await client.close();
 
   printTable(
@@ -472,6 +475,7 @@ try {
       ['  until programmed on all 3 nodes', `${programmedSeconds.toFixed(1)} s`, ''],
     ],
   );
+  printTable('NetworkPolicy', [['measure', 'latency', 'changes'], policyChangeRow(policyChange)]);
   console.log(
     JSON.stringify({
       programmingP50Ms: Math.round(p(programmed, 50) * 1000),
