@@ -1,12 +1,8 @@
 // The node's filter table as network policy enforcement drives it: the main chain's jump kept
 // first in FORWARD and INPUT (ahead of the proxy's KUBE-FORWARD, which accepts some traffic
 // outright), our chains read back from the table, and restores through the proxy's runner.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { iptablesIn } from '../proxy/iptables.js';
+import { iptablesIn, runner, savedChains } from '../proxy/iptables.js';
 import { isPolicyChain, JUMP_CHAINS, NETPOL_CHAIN } from './rules.js';
-
-const execFileAsync = promisify(execFile);
 
 export interface PolicyIptables {
   /** Creates the main chain and makes its jump the first rule of FORWARD and INPUT. */
@@ -21,15 +17,7 @@ const JUMP = ['-m', 'comment', '--comment', 'tkube network policies', '-j', NETP
 
 /** iptables run with `prefix` before each command (tests use a network namespace of their own). */
 export function policyIptablesIn(prefix: readonly string[]): PolicyIptables {
-  const run = async (file: string, args: readonly string[]): Promise<string> => {
-    const [command, ...rest] = [...prefix, file, ...args];
-    try {
-      return (await execFileAsync(command!, rest, { encoding: 'utf8' })).stdout;
-    } catch (error) {
-      const stderr = (error as { stderr?: string }).stderr?.trim();
-      throw new Error(`${file} ${args.join(' ')} failed${stderr ? `: ${stderr}` : ''}`);
-    }
-  };
+  const run = runner(prefix);
   return {
     async ensureJumpsFirst() {
       try {
@@ -46,16 +34,7 @@ export function policyIptablesIn(prefix: readonly string[]): PolicyIptables {
         await run('iptables', ['-w', '-I', chain, '1', ...JUMP]);
       }
     },
-    async policyChains() {
-      const saved = await run('iptables-save', ['-t', 'filter']);
-      const chains = new Set<string>();
-      for (const line of saved.split('\n')) {
-        if (!line.startsWith(':')) continue;
-        const chain = line.slice(1).split(' ')[0]!;
-        if (isPolicyChain(chain)) chains.add(chain);
-      }
-      return chains;
-    },
+    policyChains: async () => savedChains(await run('iptables-save', ['-t', 'filter']), isPolicyChain),
     restore: (input) => iptablesIn(prefix).restore(input),
   };
 }
