@@ -1,8 +1,9 @@
 // NetworkPolicy enforcement on `tkube up --nodes 2` with real Docker nodes: a truth table in the
 // manner of Kubernetes' own network policy tests (cyclonus): 3 namespaces × 3 pods spread over both
 // nodes, each serving TCP 80 and 81; for each policy set, every pod connects to every pod on both
-// ports and the whole reachability matrix must be the expected one. Then a label change that lets
-// a client in must take effect within a second.
+// ports and the whole reachability matrix must be the expected one. Cluster DNS answers a pod
+// only where its egress rules allow port 53; a label change that lets a client in takes effect
+// within a second.
 import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -264,6 +265,53 @@ describe('NetworkPolicy truth table (3 namespaces × 3 pods, two nodes, ports 80
       ],
       (from, to) => self(from, to) || (from.ns !== 'z' && (to.ns !== 'y' || from.ns === 'x')),
     );
+  }, 60_000);
+});
+
+describe('cluster DNS under egress policies', () => {
+  const lookup = async () =>
+    cluster.kubectl([
+      'exec',
+      '-n',
+      'x',
+      'a',
+      '--',
+      'sh',
+      '-c',
+      'busybox timeout 4 nslookup kubernetes.default.svc.cluster.local',
+    ]);
+
+  it('is reachable only where an egress rule allows port 53', async () => {
+    await deleteAllPolicies();
+    expect((await lookup()).stdout).toMatch(/\b10\.96\.0\.1\b/);
+    await applyPolicies([
+      inNs('x', 'web-only', {
+        podSelector: {},
+        policyTypes: ['Egress'],
+        egress: [{ ports: [{ port: 80 }] }],
+      }),
+    ]);
+    await waitFor(
+      lookup,
+      (result) => result.exitCode !== 0,
+      10_000,
+      'DNS refused under egress to port 80 only',
+    );
+    await policies().update({
+      metadata: { name: 'web-only', namespace: 'x' },
+      spec: {
+        podSelector: {},
+        policyTypes: ['Egress'],
+        egress: [{ ports: [{ port: 80 }, { protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] }],
+      },
+    });
+    const answered = await waitFor(
+      lookup,
+      (result) => result.exitCode === 0,
+      10_000,
+      'DNS allowed by port 53',
+    );
+    expect(answered.stdout).toMatch(/\b10\.96\.0\.1\b/);
   }, 60_000);
 });
 
