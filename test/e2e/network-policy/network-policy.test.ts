@@ -1,15 +1,16 @@
 // NetworkPolicy enforcement on `tkube up --nodes 2` with real Docker nodes: a truth table in the
 // manner of Kubernetes' own network policy tests (cyclonus): 3 namespaces × 3 pods spread over both
 // nodes, each serving TCP 80 and 81; for each policy set, every pod connects to every pod on both
-// ports and the whole reachability matrix must be the expected one. Cluster DNS answers a pod
+// ports and the whole reachability matrix must be the expected one. A service's traffic is judged
+// by its backend pod (after the proxy's DNAT). Cluster DNS answers a pod
 // only where its egress rules allow port 53; a label change that lets a client in takes effect
 // within a second.
 import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Namespace, Pod } from '../../../src/api/types/core-v1.generated.js';
+import type { Namespace, Pod, Service } from '../../../src/api/types/core-v1.generated.js';
 import type { NetworkPolicy, NetworkPolicySpec } from '../../../src/api/types/networking-v1.generated.js';
-import { findBuiltinResource, NAMESPACES } from '../../../src/client/resources.js';
+import { findBuiltinResource, NAMESPACES, SERVICES } from '../../../src/client/resources.js';
 import { BUSYBOX, isReady, waitFor } from '../kubelet/pods-support.js';
 import { type NetworkCluster, startNetworkCluster, waitForRules } from '../network/support.js';
 
@@ -241,7 +242,7 @@ describe('NetworkPolicy truth table (3 namespaces × 3 pods, two nodes, ports 80
     );
   }, 120_000);
 
-  it('egress: x may reach only namespace y on port 80, cluster-wide after the proxy', async () => {
+  it('egress: x may reach only namespace y on port 80, on either node', async () => {
     await expectMatrix(
       [
         inNs('x', 'egress', {
@@ -265,6 +266,41 @@ describe('NetworkPolicy truth table (3 namespaces × 3 pods, two nodes, ports 80
       ],
       (from, to) => self(from, to) || (from.ns !== 'z' && (to.ns !== 'y' || from.ns === 'x')),
     );
+  }, 60_000);
+});
+
+describe('services', () => {
+  it('are judged by their backend pod, after the proxy’s DNAT', async () => {
+    const services = cluster.client.resource<Service>(SERVICES);
+    const clusterIPs: Record<string, string> = {};
+    for (const ns of ['y', 'z']) {
+      const created = await services.create({
+        metadata: { name: 'web', namespace: ns },
+        spec: { selector: { pod: 'a' }, ports: [{ port: 8000, targetPort: 80 }] },
+      });
+      clusterIPs[ns] = created.spec!.clusterIP!;
+    }
+    await waitForRules(cluster, new RegExp(`-d ${clusterIPs.z!.replaceAll('.', '\\.')}/32 .*-j KUBE-SVC-`));
+    await deleteAllPolicies();
+    await applyPolicies([
+      inNs('x', 'egress', {
+        podSelector: {},
+        policyTypes: ['Egress'],
+        egress: [{ to: [{ namespaceSelector: { matchLabels: { ns: 'y' } } }], ports: [{ port: 80 }] }],
+      }),
+    ]);
+    const reaches = async (ip: string) =>
+      (await cluster.kubectl(['exec', '-n', 'x', 'b', '--', 'sh', '-c', probeCommand(ip, 8000)])).exitCode ===
+      0;
+    // The service port 8000 is in no rule: the backend's port 80 in namespace y is what counts.
+    await waitFor(
+      () => reaches(clusterIPs.y!),
+      (ok) => ok,
+      10_000,
+      'x/b to the service in y',
+    );
+    expect(await reaches(clusterIPs.z!)).toBe(false);
+    for (const ns of ['y', 'z']) await services.delete(ns, 'web');
   }, 60_000);
 });
 
