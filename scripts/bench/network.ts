@@ -13,7 +13,8 @@
 // - HTTP requests/s from a pod on one node to a backend on another through the service's
 //   ClusterIP and straight to the pod IP, alternating, a new connection per request (goal:
 //   within 10 %), with the nodes' CPU per request; and the same service through the ingress
-//   against its ClusterIP (network-ingress.ts; goal ≥ 70 %).
+//   against its ClusterIP (network-ingress.ts; goal ≥ 70 %);
+// - the time a NetworkPolicy change takes to take effect (network-policy.ts; goal p99 ≤ 1 s).
 // Load generators and the backend are the node's Node.js in pods (node-script-pod.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,7 @@ import { clientFromKubeconfig } from '../../src/client/transports.js';
 import { buildBusyboxImage, waitFor } from '../../test/e2e/kubelet/pods-support.js';
 import { dnsHandlerCpuPerQuery } from './dns-handler.js';
 import { runIngressBench } from './network-ingress.js';
+import { policyChangeLatency, policyChangeRow } from './network-policy.js';
 import {
   containerCpuSeconds,
   DNS_LOAD_SCRIPT,
@@ -475,6 +477,7 @@ try {
       full.push(reading.sum / reading.count);
     }
   }
+  const policyChange = await policyChangeLatency({ client, image: IMAGE, nodes, kubectlEnv: env, context });
   await client.close();
 
   printTable(
@@ -487,6 +490,7 @@ try {
       ['  until programmed on all 3 nodes', `${programmedSeconds.toFixed(1)} s`, ''],
     ],
   );
+  printTable('NetworkPolicy', [['measure', 'latency', 'changes'], policyChangeRow(policyChange)]);
   console.log(
     JSON.stringify({
       programmingP50Ms: Math.round(p(programmed, 50) * 1000),

@@ -18,6 +18,7 @@ import { LocalPathCleaner } from './local-path/cleaner.js';
 import { writeCniConfig } from './network/cni-config.js';
 import { runCommand } from './network/host-commands.js';
 import { PodNetwork } from './network/pod-network.js';
+import { nodeNetworkPolicies } from './network-policy/index.js';
 import { NodeLease } from './node/lease.js';
 import { NodeStatusManager } from './node/node-status.js';
 import { readNodeFacts } from './node/system-info.js';
@@ -200,10 +201,13 @@ async function main(): Promise<void> {
     loadBalancerTarget: ({ host, port }) =>
       services.lister.list().some((service) => isLoadBalancerTarget(service, host, port)),
   });
+  // NetworkPolicy enforcement for this node's pods, under the pod-network identity.
+  const networkPolicies = nodeNetworkPolicies({ client: networkClient, nodeName: config.nodeName });
   await Promise.all([
     network.run(abort.signal),
     kubelet.run(abort.signal),
     proxy?.run(abort.signal),
+    networkPolicies.run(abort.signal),
     dns,
     tunnel.run(abort.signal),
     speaker?.run(abort.signal),

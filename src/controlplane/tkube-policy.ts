@@ -3,7 +3,7 @@
 // identity may not (the Node authorizer lets a kubelet read only its own Node); the agents' DNS
 // part reads what CoreDNS's `system:coredns` role lets it read; the cluster DNS controller keeps
 // the kube-dns service's endpoints; the agents' load balancer speakers hold a Lease per
-// LoadBalancer service.
+// LoadBalancer service; the agents' network policy enforcement reads pods, namespaces and policies.
 import type { ApiServer } from '../apiserver/api-server.js';
 import { CLUSTER_DNS_SERVICE_ACCOUNT } from '../controllers/cluster-dns/cluster-dns-controller.js';
 import { INGRESS_STATUS_SERVICE_ACCOUNT } from '../controllers/ingress-status/ingress-status-controller.js';
@@ -32,6 +32,15 @@ const ROLES: readonly { name: string; rules: Rule[]; subject: Subject }[] = [
     name: 'tkube:pod-network',
     // Nodes for routes; PersistentVolumes for the local-path directories each agent removes.
     rules: [{ apiGroups: [''], resources: ['nodes', 'persistentvolumes'], verbs: READ }],
+    subject: { kind: 'User', name: POD_NETWORK_USER },
+  },
+  {
+    // The agents' network policy enforcement: every pod, namespace and policy decides the rules.
+    name: 'tkube:network-policy',
+    rules: [
+      { apiGroups: [''], resources: ['pods', 'namespaces'], verbs: READ },
+      { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: READ },
+    ],
     subject: { kind: 'User', name: POD_NETWORK_USER },
   },
   {

@@ -18,10 +18,10 @@ export interface Iptables {
   serviceChains(): Promise<Set<string>>;
 }
 
-type Run = (file: string, args: readonly string[]) => Promise<string>;
+export type Run = (file: string, args: readonly string[]) => Promise<string>;
 
 /** Runs the tool itself, or behind a prefix such as `ip netns exec <name>`. */
-function runner(prefix: readonly string[]): Run {
+export function runner(prefix: readonly string[]): Run {
   return async (file, args) => {
     const [command, ...rest] = [...prefix, file, ...args];
     try {
@@ -56,6 +56,17 @@ function runWithInput(
   });
 }
 
+/** The chains `iptables-save` output declares that `keep` accepts. */
+export function savedChains(saved: string, keep: (chain: string) => boolean): Set<string> {
+  const chains = new Set<string>();
+  for (const line of saved.split('\n')) {
+    if (!line.startsWith(':')) continue;
+    const chain = line.slice(1).split(' ')[0]!;
+    if (keep(chain)) chains.add(chain);
+  }
+  return chains;
+}
+
 /** iptables run with `prefix` before each command (tests use a network namespace of their own). */
 export function iptablesIn(prefix: readonly string[]): Iptables {
   const run = runner(prefix);
@@ -75,16 +86,7 @@ export function iptablesIn(prefix: readonly string[]): Iptables {
       }
     },
     restore: (input) => runWithInput(prefix, 'iptables-restore', ['-w', '--noflush', '--counters'], input),
-    async serviceChains() {
-      const saved = await run('iptables-save', ['-t', 'nat']);
-      const chains = new Set<string>();
-      for (const line of saved.split('\n')) {
-        if (!line.startsWith(':')) continue;
-        const chain = line.slice(1).split(' ')[0]!;
-        if (isServiceChain(chain)) chains.add(chain);
-      }
-      return chains;
-    },
+    serviceChains: async () => savedChains(await run('iptables-save', ['-t', 'nat']), isServiceChain),
   };
 }
 
