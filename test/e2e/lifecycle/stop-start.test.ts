@@ -354,7 +354,8 @@ describe('a cluster comes back', () => {
   }, 300_000);
 
   // Restarting dockerd stops every container on the machine: only where the cluster is alone
-  // (CI sets TKUBE_E2E_RESTART_DOCKERD to the command that restarts it).
+  // (TKUBE_E2E_RESTART_DOCKERD=scripts/ci/restart-dockerd.sh on a machine of its own; not yet
+  // run in CI: it has not been seen to pass).
   it.skipIf(!process.env.TKUBE_E2E_RESTART_DOCKERD)(
     'after a dockerd restart: the nodes come back by their restart policy',
     async () => {
