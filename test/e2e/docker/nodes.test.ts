@@ -174,12 +174,13 @@ describe('docker provider: removal', () => {
       image: image.tag,
       ip: subnet.ip(10),
     });
-    expect(await leftovers(name)).toBe(3);
+    // The container, its containerd and local-path volumes, the network.
+    expect(await leftovers(name)).toBe(4);
 
     const removed = await provider.removeCluster(name);
-    expect(removed).toEqual({
+    expect({ ...removed, volumes: [...removed.volumes].sort() }).toEqual({
       containers: [`${name}-node-0`],
-      volumes: [`${name}-node-0-containerd`],
+      volumes: [`${name}-node-0-containerd`, `${name}-node-0-local-path`],
       networks: [`tkube-${name}`],
     });
     expect(await leftovers(name)).toBe(0);
