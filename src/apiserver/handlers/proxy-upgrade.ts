@@ -5,9 +5,8 @@
 // byte for byte, so the backend's 101 and stream, or its refusal, reach the client unchanged.
 import { isIP, connect as netConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connect as tlsConnect } from 'node:tls';
 import { dialErrorText } from '../../api/go-net-errors.js';
-import { joinUpgraded, requestHead } from '../../api/upgrade-proxy.js';
+import { joinUpgraded, requestHead, secureConnection } from '../../api/upgrade-proxy.js';
 import type { RequestContext } from '../http/types.js';
 import { badRequest, StatusError } from '../status.js';
 import type { ProxyBackend } from './proxy-forward.js';
@@ -25,24 +24,18 @@ async function dialBackend(backend: ProxyBackend, url: URL): Promise<Duplex> {
       });
   if (!https) return raw;
   const credentials = backend.credentials;
-  const socket = tlsConnect({
-    socket: raw,
-    host,
-    ...(isIP(host) === 0 && { servername: host }),
-    ca: credentials?.caPem || undefined,
-    cert: credentials?.certificatePem,
-    key: credentials?.privateKeyPem,
-    // Pods and services are reached without verification, as upstream's proxy transport does.
-    rejectUnauthorized: credentials !== undefined,
-  });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('secureConnect', resolve);
-    socket.once('error', (error) => {
-      raw.destroy();
-      reject(error);
-    });
-  });
-  return socket;
+  return secureConnection(
+    {
+      host,
+      ...(isIP(host) === 0 && { servername: host }),
+      ca: credentials?.caPem || undefined,
+      cert: credentials?.certificatePem,
+      key: credentials?.privateKeyPem,
+      // Pods and services are reached without verification, as upstream's proxy transport does.
+      rejectUnauthorized: credentials !== undefined,
+    },
+    raw,
+  );
 }
 
 /** Forwards an upgrade request to `url` with `headers` (this hop's Connection and Upgrade added back). */
