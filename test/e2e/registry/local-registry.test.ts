@@ -3,8 +3,9 @@
 // An image pushed with `docker push localhost:<port>/...` runs in a Deployment without being
 // loaded into the node; the KEP-1755 ConfigMap names the registry; a port in use or a shared
 // registry asked for on another port fails in one line and leaves nothing behind; `tkube down`
-// removes an owned registry and keeps a shared one (with its images).
-import { mkdtempSync, rmSync } from 'node:fs';
+// removes an owned registry and keeps a shared one (with its images). The owned cluster comes
+// from a kind config (issue 27 item 6): its warning line and an extraPortMappings port answering.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -14,6 +15,7 @@ import { findFreePort } from '../../../src/cluster/ports.js';
 import { repoRoot, tkube } from '../../support/cli.js';
 import { docker, sharedNodeImage } from '../docker/support.js';
 import { BUSYBOX, buildBusyboxImage, waitFor } from '../kubelet/pods-support.js';
+import { backendContainer } from '../network/support.js';
 
 const suffix = Math.random().toString(16).slice(2, 8);
 const shared = `rg-shared-${suffix}`;
@@ -22,6 +24,9 @@ const sharedRegistry = `rg-registry-${suffix}`;
 const ownedRegistry = `${owner}-registry`;
 let sharedPort: number;
 let ownedPort: number;
+/** The owned cluster comes from a kind config publishing its node's port 30080 here. */
+let mappedPort: number;
+let ownerUp: { exitCode: number; stderr: string };
 let dir: string;
 let env: Record<string, string>;
 
@@ -83,14 +88,29 @@ beforeAll(async () => {
     CI: 'true',
     PATH: process.env.PATH ?? '',
   };
-  [sharedPort, ownedPort] = await Promise.all([findFreePort(), findFreePort()]);
+  [sharedPort, ownedPort, mappedPort] = await Promise.all([findFreePort(), findFreePort(), findFreePort()]);
+  const kindConfig = join(dir, 'kind.yaml');
+  writeFileSync(
+    kindConfig,
+    [
+      'kind: Cluster',
+      'apiVersion: kind.x-k8s.io/v1alpha4',
+      'featureGates: {InPlacePodVerticalScaling: true}',
+      'nodes:',
+      '  - role: control-plane',
+      '    extraPortMappings:',
+      `      - {containerPort: 30080, hostPort: ${mappedPort}, listenAddress: 127.0.0.1}`,
+      '',
+    ].join('\n'),
+  );
   await Promise.all([sharedNodeImage(), buildBusyboxImage()]);
   const [first, second] = await Promise.all([
     up([shared, '--nodes', '1', '--registry-name', sharedRegistry, '--registry-port', `${sharedPort}`]),
-    up([owner, '--nodes', '1', '--registry', '--registry-port', `${ownedPort}`]),
+    up([owner, '--config', kindConfig, '--registry', '--registry-port', `${ownedPort}`]),
   ]);
   if (first.exitCode !== 0) throw new Error(`tkube up ${shared} failed: ${first.stderr}`);
   if (second.exitCode !== 0) throw new Error(`tkube up ${owner} failed: ${second.stderr}`);
+  ownerUp = second;
 }, 300_000);
 
 afterAll(async () => {
@@ -99,7 +119,9 @@ afterAll(async () => {
     .getContainer(sharedRegistry)
     .remove({ force: true, v: true })
     .catch(() => undefined);
-  await execa('docker', ['rmi', `localhost:${sharedPort}/app:1`], { reject: false });
+  await execa('docker', ['rmi', `localhost:${sharedPort}/app:1`, `localhost:${ownedPort}/web:1`], {
+    reject: false,
+  });
   rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
@@ -126,7 +148,7 @@ describe('tkube up --registry', () => {
         help: 'https://kind.sigs.k8s.io/docs/user/local-registry/',
       });
     }
-  });
+  }, 120_000);
 
   it('runs a Deployment of an image pushed to localhost:<port>, pulled by the node from the registry', async () => {
     const image = `localhost:${sharedPort}/app:1`;
@@ -157,6 +179,62 @@ describe('tkube up --registry', () => {
     expect(pod!.status.containerStatuses[0]!.imageID).toBe(`${image.replace(/:1$/, '')}@${pushed}`);
   }, 150_000);
 
+  it('takes a kind config as it is: one warning per field not honoured, extraPortMappings published', async () => {
+    expect(ownerUp.stderr).toContain(
+      `Warning: ${join(dir, 'kind.yaml')}: featureGates: not honoured: tkube serves Kubernetes 1.33 with its default feature gates`,
+    );
+    const image = `localhost:${ownedPort}/web:1`;
+    await execa('docker', ['tag', BUSYBOX, image]);
+    const push = await execa('docker', ['push', image], { reject: false });
+    expect(push.exitCode, push.stderr).toBe(0);
+    const manifest = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'web', namespace: 'default' },
+          spec: {
+            selector: { matchLabels: { app: 'web' } },
+            template: {
+              metadata: { labels: { app: 'web' } },
+              spec: { containers: [{ ...backendContainer(), image, imagePullPolicy: 'IfNotPresent' }] },
+            },
+          },
+        },
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'web', namespace: 'default' },
+          spec: {
+            type: 'NodePort',
+            selector: { app: 'web' },
+            ports: [{ port: 80, targetPort: 'http', nodePort: 30080 }],
+          },
+        },
+      ],
+    };
+    const applied = await execa('kubectl', ['--context', `tkube-${owner}`, 'apply', '-f', '-'], {
+      env,
+      input: JSON.stringify(manifest),
+      reject: false,
+    });
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    const rollout = await kubectl(owner, ['rollout', 'status', 'deployment/web', '--timeout=90s']);
+    expect(rollout.exitCode, rollout.stderr).toBe(0);
+    const answer = await waitFor(
+      () =>
+        fetch(`http://127.0.0.1:${mappedPort}/`, { signal: AbortSignal.timeout(3_000) }).then((response) =>
+          response.text(),
+        ),
+      (text) => text.startsWith('web-'),
+      30_000,
+      `an answer on 127.0.0.1:${mappedPort}`,
+    );
+    expect(answer.trim()).toMatch(/^web-[a-z0-9]+-[a-z0-9]+$/);
+  }, 150_000);
+
   it('refuses a registry port in use in one line, leaving nothing behind', async () => {
     const taken = `rg-taken-${suffix}`;
     const result = await tkube(
@@ -169,7 +247,7 @@ describe('tkube up --registry', () => {
     ]);
     expect(await clusterLeftovers(taken)).toEqual([]);
     expect((await tkube(['list'], env)).stdout).not.toContain(taken);
-  });
+  }, 120_000);
 
   it('refuses a shared registry asked for on another port, undoing what it had created', async () => {
     const other = `rg-other-${suffix}`;
@@ -183,7 +261,7 @@ describe('tkube up --registry', () => {
     );
     expect(await clusterLeftovers(other)).toEqual([]);
     expect(await containerState(sharedRegistry)).toBe('running');
-  });
+  }, 120_000);
 
   it('tkube down removes a registry the cluster owns and keeps a shared one with its images', async () => {
     expect(await containerState(ownedRegistry)).toBe('running');
@@ -200,5 +278,5 @@ describe('tkube up --registry', () => {
         10_000,
       ),
     ).toContain('app');
-  });
+  }, 120_000);
 });
