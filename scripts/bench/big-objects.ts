@@ -6,7 +6,7 @@
 //   npm run build && npx tsx scripts/bench/big-objects.ts [--rounds 3] [--baseline <tree>] [--cpu-prof <dir>]
 // `--baseline` names another tree (built with `npm run build`) whose control plane runs the same
 // scenarios first: the A/B in one run.
-import { Agent, get as httpsGet, request as httpsRequest } from 'node:https';
+import { Agent, get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +14,7 @@ import {
   builtinControlPlaneCommand,
   type ControlPlaneCommand,
 } from '../../src/cluster/controlplane-process.js';
+import { podWithContainers, podWithEnv, requestStatus } from '../../test/support/big-pods.js';
 import { cpuSeconds, type FakeCluster, startFakeCluster } from './fake-cluster.js';
 import { percentile, printTable } from './report.js';
 
@@ -35,21 +36,6 @@ function parseArgs(argv: readonly string[]): Options {
   return options;
 }
 
-const pod = (name: string, spec: object) =>
-  JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
-const withEnv = (name: string, count: number) =>
-  pod(name, {
-    containers: [
-      {
-        name: 'c',
-        image: 'busybox',
-        env: Array.from({ length: count }, (_, i) => ({ name: `VAR_${i}`, value: `value-${i}` })),
-      },
-    ],
-  });
-const wide = (name: string, count: number) =>
-  pod(name, { containers: Array.from({ length: count }, (_, i) => ({ name: `c${i}`, image: 'busybox' })) });
-
 interface Scenario {
   readonly label: string;
   readonly body: (name: string) => string;
@@ -57,9 +43,9 @@ interface Scenario {
 }
 
 const SCENARIOS: readonly Scenario[] = [
-  { label: 'pod, 15,000 env vars (stored)', body: (name) => withEnv(name, 15_000), status: 201 },
-  { label: 'pod, 20,000 containers (refused)', body: (name) => wide(name, 20_000), status: 500 },
-  { label: 'pod, 50,000 env vars (refused)', body: (name) => withEnv(name, 50_000), status: 500 },
+  { label: 'pod, 15,000 env vars (stored)', body: (name) => podWithEnv(name, 15_000), status: 201 },
+  { label: 'pod, 20,000 containers (refused)', body: (name) => podWithContainers(name, 20_000), status: 500 },
+  { label: 'pod, 50,000 env vars (refused)', body: (name) => podWithEnv(name, 50_000), status: 500 },
 ];
 
 interface Sample {
@@ -80,25 +66,7 @@ function probe(agent: Agent, port: number): Promise<number> {
 }
 
 function post(agent: Agent, port: number, path: string, body: string, method = 'POST'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const request = httpsRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        agent,
-        rejectUnauthorized: false,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
+  return requestStatus({ host: '127.0.0.1', port, agent }, method, path, body);
 }
 
 async function runScenarios(
@@ -166,7 +134,13 @@ async function measure(
   const cluster = await startFakeCluster(`big-${label}`, 0, command);
   try {
     const { certificatePem, privateKeyPem } = cluster.admin;
-    const admin = new Agent({ keepAlive: true, maxSockets: 1, cert: certificatePem, key: privateKeyPem });
+    const admin = new Agent({
+      keepAlive: true,
+      maxSockets: 1,
+      cert: certificatePem,
+      key: privateKeyPem,
+      rejectUnauthorized: false,
+    });
     try {
       return await runScenarios(cluster, admin, rounds);
     } finally {

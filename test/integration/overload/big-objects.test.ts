@@ -9,11 +9,12 @@
 // ≤ 100 ms throughout (pod validation of 20,000 containers and the storage encoding of the
 // refused objects are still tasks of a few hundred ms on a loaded machine).
 import { readFileSync, statSync } from 'node:fs';
-import { Agent, get as httpsGet, request as httpsRequest } from 'node:https';
+import { Agent, get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { podWithContainers, podWithEnv, requestStatus } from '../../support/big-pods.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 import { eventually } from '../../support/control-plane.js';
 
@@ -81,24 +82,7 @@ async function readyzDuring(work: () => Promise<void>): Promise<number[]> {
 /** A ConfigMap written `count` times through the API: revisions that push history out of the window. */
 async function churn(count: number): Promise<void> {
   const put = (body: string, method: string, path: string) =>
-    new Promise<number>((resolve, reject) => {
-      const request = httpsRequest(
-        {
-          host: origin.hostname,
-          port: origin.port,
-          method,
-          path,
-          agent: admin,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-        },
-        (response) => {
-          response.resume();
-          response.on('end', () => resolve(response.statusCode ?? 0));
-        },
-      );
-      request.on('error', reject);
-      request.end(body);
-    });
+    requestStatus({ host: origin.hostname, port: origin.port, agent: admin }, method, path, body);
   const configMap = (i: number) =>
     JSON.stringify({
       apiVersion: 'v1',
@@ -110,21 +94,6 @@ async function churn(count: number): Promise<void> {
   for (let i = 1; i < count; i++)
     expect(await put(configMap(i), 'PUT', '/api/v1/namespaces/default/configmaps/churn')).toBe(200);
 }
-
-const pod = (name: string, spec: object) =>
-  JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
-const wide = (count: number) =>
-  pod('wide', { containers: Array.from({ length: count }, (_, i) => ({ name: `c${i}`, image: 'busybox' })) });
-const withEnv = (name: string, count: number) =>
-  pod(name, {
-    containers: [
-      {
-        name: 'c',
-        image: 'busybox',
-        env: Array.from({ length: count }, (_, i) => ({ name: `VAR_${i}`, value: `value-${i}` })),
-      },
-    ],
-  });
 
 /** The control plane's resident memory now (VmRSS) or at its peak so far (VmHWM), in bytes. */
 const controlPlaneMemoryBytes = (field: 'VmRSS' | 'VmHWM') => {
@@ -156,8 +125,8 @@ describe('big objects', () => {
   it('refuses the issue’s two pods with etcd’s "request is too large", as kube-apiserver does, and stays ready throughout', async () => {
     const before = databaseBytes();
     // Built before probing: stringifying them here would stall the probes in this process.
-    const issuePods = [wide(20_000), withEnv('env', 50_000)];
-    const overLimit = withEnv('huge', 100_000);
+    const issuePods = [podWithContainers('wide', 20_000), podWithEnv('env', 50_000)];
+    const overLimit = podWithEnv('huge', 100_000);
     // The same probes with nothing else to do: what this machine's load alone costs a probe.
     const idleSlowest = Math.max(...(await readyzDuring(() => sleep(2_000))));
     const probes = await readyzDuring(async () => {
@@ -186,7 +155,7 @@ describe('big objects', () => {
 
   it('stores a big pod under the limit and stays responsive and bounded', async () => {
     const before = databaseBytes();
-    const stored = await create(withEnv('big', 15_000));
+    const stored = await create(podWithEnv('big', 15_000));
     expect(stored.exitCode, stored.stderr).toBe(0);
     const got = await cluster.kubectl([
       'get',
