@@ -9,6 +9,9 @@ import {
   type FieldManagerThreadResponse,
 } from './field-manager-thread-body.js';
 
+/** An idle thread ends after this long: its heap (the program loaded again) is given back. */
+const IDLE_STOP_MS = 10_000;
+
 interface Pending {
   resolve(entries: ManagedFieldsEntry[] | undefined): void;
   reject(error: Error): void;
@@ -18,6 +21,7 @@ export class FieldManagerThread {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   /** `entry`: the program's entry point, which runs the thread's body when started as it. */
   constructor(private readonly entry: string) {}
@@ -25,6 +29,7 @@ export class FieldManagerThread {
   /** The new object's managedFields, from the thread; rejects when the thread fails or stops. */
   update(request: Omit<FieldManagerThreadRequest, 'id'>): Promise<ManagedFieldsEntry[] | undefined> {
     const worker = this.worker ?? this.start();
+    clearTimeout(this.idleTimer);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -33,6 +38,7 @@ export class FieldManagerThread {
   }
 
   stop(): void {
+    clearTimeout(this.idleTimer);
     const worker = this.worker;
     this.worker = undefined;
     void worker?.terminate();
@@ -50,6 +56,10 @@ export class FieldManagerThread {
       const waiting = this.pending.get(response.id);
       if (!waiting) return;
       this.pending.delete(response.id);
+      if (this.pending.size === 0) {
+        clearTimeout(this.idleTimer);
+        this.idleTimer = setTimeout(() => this.stop(), IDLE_STOP_MS).unref();
+      }
       if (response.error !== undefined) waiting.reject(new Error(response.error));
       else
         waiting.resolve(
