@@ -93,7 +93,8 @@ describe('the tkube executable, without Node.js or node_modules', () => {
     const unknown = await run(['no-such-command']);
     expect(unknown.exitCode).not.toBe(0);
     expect(unknown.stderr).toContain('command no-such-command not found');
-  });
+    // The first run writes the payload (about 10 MiB) to the cache: slow on a loaded machine.
+  }, 120_000);
 
   it('brings up two Docker nodes, Ready, with itself as the control plane and the agent runtime', async () => {
     const up = await run(['up', cluster, '--nodes', '2'], 300_000);
