@@ -8,10 +8,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { packAndInstallGlobally } from '../../test/support/npm-install.js';
 import { buildExecutable } from '../build/executable.js';
 import { percentile, printTable } from './report.js';
-
-const repo = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface PackageTimes {
   readonly executableBytes: number;
@@ -30,36 +29,11 @@ async function timedRun(file: string, args: string[], env: Record<string, string
   return ms;
 }
 
-/** npm pack, then npm install -g of the tarball into `prefix` (install scripts skipped: `version` needs no addon). */
-async function npmInstall(dir: string): Promise<string> {
-  const pack = await execa('npm', ['pack', '--json', '--pack-destination', dir], { cwd: repo });
-  const tarball = join(dir, (JSON.parse(pack.stdout) as { filename: string }[])[0]!.filename);
-  const prefix = join(dir, 'prefix');
-  await execa(
-    'npm',
-    [
-      'install',
-      '-g',
-      '--prefix',
-      prefix,
-      '--prefer-offline',
-      '--ignore-scripts',
-      '--no-audit',
-      '--no-fund',
-      tarball,
-    ],
-    {
-      cwd: dir,
-    },
-  );
-  return join(prefix, 'bin', 'tkube');
-}
-
 export async function benchPackage(rounds: number): Promise<PackageTimes> {
   const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-package-'));
   try {
     const built = await buildExecutable();
-    const installed = await npmInstall(dir);
+    const installed = (await packAndInstallGlobally(dir)).bin;
     const env = { HOME: dir, PATH: process.env.PATH ?? '', TKUBE_CACHE_DIR: join(dir, 'cache') };
     const firstRunMs = await timedRun(built.path, ['version'], env);
     const times = { executableVersionMs: [] as number[], npmVersionMs: [] as number[] };

@@ -71,7 +71,11 @@ async function bundleCli(): Promise<string> {
       `export const COMMANDS = {${entries.map(([id], i) => `${JSON.stringify(id)}: command${i}`).join(', ')}};`,
     ].join('\n'),
   );
-  const outfile = join(EXECUTABLE_DIR, 'cli.mjs');
+  return bundleForPayload(entry, join(EXECUTABLE_DIR, 'cli.mjs'));
+}
+
+/** An ES module bundle that will be dist/executable/<name>.mjs in the payload. */
+async function bundleForPayload(entry: string, outfile: string): Promise<string> {
   await build({
     entryPoints: [entry],
     bundle: true,
@@ -83,7 +87,7 @@ async function bundleCli(): Promise<string> {
     // better-sqlite3 is loaded from the payload's node_modules; the other addons are optional
     // ones of ssh2 (through dockerode), which it does without when they are missing.
     external: ['better-sqlite3', '*.node'],
-    // In the payload the bundle is dist/executable/cli.mjs.
+    // In the payload the bundle is in dist/executable/.
     banner: {
       js: [
         "import { createRequire as __tkubeCreateRequire } from 'node:module';",
@@ -133,10 +137,11 @@ function payloadPackageJson(): string {
 }
 
 /** Payload path → where its content comes from. */
-function payloadSources(cliBundle: string, packageJson: string): Map<string, string> {
+function payloadSources(cliBundle: string, versionBundle: string, packageJson: string): Map<string, string> {
   const sources = new Map<string, string>([
     ['package.json', packageJson],
     ['dist/executable/cli.mjs', cliBundle],
+    ['dist/executable/version.mjs', versionBundle],
   ]);
   const add = (path: string) => sources.set(path, join(root, path));
   for (const path of filesUnder('dist/controlplane-bundle', (p) => !p.endsWith('.tmp'))) add(path);
@@ -180,7 +185,11 @@ export async function buildExecutable(): Promise<{ path: string; bytes: number; 
   mkdirSync(EXECUTABLE_DIR, { recursive: true });
   const packageJson = join(EXECUTABLE_DIR, 'package.json');
   writeFileSync(packageJson, payloadPackageJson());
-  const sources = payloadSources(await bundleCli(), packageJson);
+  const versionBundle = await bundleForPayload(
+    join(dist, 'executable', 'version.js'),
+    join(EXECUTABLE_DIR, 'version.mjs'),
+  );
+  const sources = payloadSources(await bundleCli(), versionBundle, packageJson);
   const manifest = payloadManifest(sources);
   const manifestFile = join(EXECUTABLE_DIR, PAYLOAD_MANIFEST_ASSET);
   writeFileSync(manifestFile, JSON.stringify(manifest));

@@ -19,6 +19,8 @@ import { PAYLOAD_MANIFEST_ASSET, type PayloadManifest, payloadAssetKey, RUNTIME_
 
 /** The CLI bundle inside the payload; the CLI's files sit around it as in the npm package. */
 const CLI_BUNDLE = 'dist/executable/cli.mjs';
+/** `tkube version` alone, a small bundle beside it. */
+const VERSION_BUNDLE = 'dist/executable/version.mjs';
 
 type ImportFromDisk = (url: string) => Promise<Record<string, unknown>>;
 
@@ -119,6 +121,8 @@ function payloadDirectory(): string {
 
 async function runCli(): Promise<void> {
   const dir = payloadDirectory();
+  const version = await importFromDisk(pathToFileURL(join(dir, VERSION_BUNDLE)).href);
+  if ((version.answerVersion as (args: string[]) => boolean)(process.argv.slice(2))) return;
   const cli = await importFromDisk(pathToFileURL(join(dir, CLI_BUNDLE)).href);
   await (cli.runCli as () => Promise<void>)();
 }

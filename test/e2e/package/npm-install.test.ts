@@ -9,40 +9,24 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../support/cli.js';
+import { packAndInstallGlobally } from '../../support/npm-install.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tkube-e2e-npm-install-'));
 const prefix = join(dir, 'prefix');
-const installed = join(prefix, 'bin', 'tkube');
 /** The installed CLI runs on this Node.js; nothing else of the repository is on its PATH. */
 const env = {
   HOME: join(dir, 'home'),
   TKUBE_HOME: join(dir, 'tkube-home'),
   PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
 };
-let tarball = '';
+let installed = '';
 
 beforeAll(async () => {
-  const pack = await execa('npm', ['pack', '--json', '--pack-destination', dir], { cwd: repoRoot });
-  tarball = join(dir, (JSON.parse(pack.stdout) as { filename: string }[])[0]!.filename);
-  await execa(
-    'npm',
-    [
-      'install',
-      '--global',
-      '--prefix',
-      prefix,
-      '--prefer-offline',
-      '--ignore-scripts',
-      '--no-audit',
-      '--no-fund',
-      tarball,
-    ],
-    {
-      cwd: dir,
-      env: { ...process.env, HOME: env.HOME, npm_config_cache: join(process.env.HOME ?? dir, '.npm') },
-    },
-  );
+  // The CI's npm cache holds every dependency after `npm ci`.
+  const npmCache = join(process.env.HOME ?? dir, '.npm');
+  installed = (
+    await packAndInstallGlobally(dir, { ...process.env, HOME: env.HOME, npm_config_cache: npmCache })
+  ).bin;
 }, 300_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
