@@ -1,8 +1,15 @@
 // The store suite runs once per backend (issue 30): each backend opens a fresh, empty store
 // for a test and can open a second store on the same data (a restart).
 import { join } from 'node:path';
-import { describe, onTestFinished } from 'vitest';
-import { SqliteStore, type Store, type Watch, type WatchEvent } from '../../../src/storage/index.js';
+import { afterAll, describe, onTestFinished } from 'vitest';
+import {
+  PostgresStore,
+  SqliteStore,
+  type Store,
+  type Watch,
+  type WatchEvent,
+} from '../../../src/storage/index.js';
+import { type PostgresServer, postgresSkipReason, startPostgres } from '../../support/postgres-server.js';
 import { tempDir } from '../../support/temp.js';
 
 /** The options every backend takes (the subset of SqliteStoreOptions that is not about files). */
@@ -23,6 +30,10 @@ export interface StoreBackend {
   /** Set when this machine cannot run the backend (its server binaries are absent). */
   readonly skipReason?: string;
   open(options?: StoreTestOptions): Promise<OpenedStore>;
+  /** Per-test time limit: a server backend pays a round trip per write on a loaded machine. */
+  readonly testTimeoutMs?: number;
+  /** Releases what the backend started for this test file (a server). */
+  shutdown?(): Promise<void>;
 }
 
 /** Maintenance runs when a test calls maintain(), not on a timer racing the test. */
@@ -49,7 +60,32 @@ export function openStore(options: StoreTestOptions = {}): { store: SqliteStore;
   return { store, path };
 }
 
-export const storeBackends: StoreBackend[] = [sqliteBackend];
+let postgres: Promise<PostgresServer> | undefined;
+let databases = 0;
+
+/** One private PostgreSQL server per test file, started on first use; a fresh database per test. */
+export const postgresBackend: StoreBackend = {
+  name: 'postgres',
+  testTimeoutMs: 120_000,
+  skipReason: postgresSkipReason(),
+  async open(options = {}) {
+    postgres ??= startPostgres();
+    const url = await (await postgres).createDatabase(`store_${process.pid}_${++databases}`);
+    const openAt = async (o: StoreTestOptions) => {
+      const store = await PostgresStore.open({ maintenanceIntervalMs: QUIET_MAINTENANCE_MS, ...o, url });
+      onTestFinished(() => store.close());
+      return store;
+    };
+    return { store: await openAt(options), reopen: (o = options) => openAt(o) };
+  },
+  async shutdown() {
+    const server = postgres;
+    postgres = undefined;
+    (await server)?.stop();
+  },
+};
+
+export const storeBackends: StoreBackend[] = [sqliteBackend, postgresBackend];
 
 /** Declares `title` once per backend; a backend this machine cannot run is skipped with its reason. */
 export function describeEachStore(title: string, body: (backend: StoreBackend) => void): void {
@@ -57,7 +93,10 @@ export function describeEachStore(title: string, body: (backend: StoreBackend) =
     const name = backend.skipReason
       ? `${title} on ${backend.name} (skipped: ${backend.skipReason})`
       : `${title} on ${backend.name}`;
-    describe.skipIf(backend.skipReason !== undefined)(name, () => body(backend));
+    describe.skipIf(backend.skipReason !== undefined)(name, { timeout: backend.testTimeoutMs }, () => {
+      afterAll(async () => backend.shutdown?.());
+      body(backend);
+    });
   }
 }
 
