@@ -65,6 +65,8 @@ export interface ControlPlaneSettings {
   readonly clusterCidr?: string;
   /** The LoadBalancer services' addresses (`--load-balancer-ip-range`). */
   readonly loadBalancerIpRange?: string;
+  /** `--datastore-endpoint`, passed in the environment (it may hold a password). */
+  readonly datastoreEndpoint?: string;
 }
 
 /** Starts the control plane detached, its output appended to the cluster's log file. */
@@ -74,7 +76,13 @@ export function startControlPlane(
   command: ControlPlaneCommand = builtinControlPlaneCommand(),
   settings: ControlPlaneSettings = {},
 ): StartedControlPlane {
-  const { extraBindAddresses = [], fakeNodes = 0, clusterCidr, loadBalancerIpRange } = settings;
+  const {
+    extraBindAddresses = [],
+    fakeNodes = 0,
+    clusterCidr,
+    loadBalancerIpRange,
+    datastoreEndpoint,
+  } = settings;
   const log = openSync(paths.controlPlaneLog, 'a', 0o600);
   let child: ChildProcess;
   try {
@@ -95,6 +103,7 @@ export function startControlPlane(
     ];
     child = spawn(command.file, args, {
       detached: true,
+      ...(datastoreEndpoint && { env: { ...process.env, TKUBE_DATASTORE_ENDPOINT: datastoreEndpoint } }),
       stdio: ['ignore', log, log],
     });
   } finally {

@@ -40,6 +40,8 @@ export interface ClusterConfig {
   name?: string;
   nodes: NodeConfig[];
   networking: NetworkingConfig;
+  /** Where the state lives (`--datastore-endpoint` wins). */
+  datastore?: { endpoint: string };
 }
 
 export const DEFAULT_NETWORKING: NetworkingConfig = {
@@ -229,7 +231,7 @@ export function clusterConfigFrom(document: unknown, source: string): ClusterCon
       `${source}: not a ${CONFIG_KIND} object`,
       `start it with "apiVersion: ${CONFIG_API_VERSION}" and "kind: ${CONFIG_KIND}"`,
     );
-  checkKeys(document, ['apiVersion', 'kind', 'name', 'nodes', 'networking'], '', problems);
+  checkKeys(document, ['apiVersion', 'kind', 'name', 'nodes', 'networking', 'datastore'], '', problems);
   if (document.apiVersion !== CONFIG_API_VERSION) problems.add('apiVersion', `must be ${CONFIG_API_VERSION}`);
   if (document.kind !== CONFIG_KIND) problems.add('kind', `must be ${CONFIG_KIND}`);
   if (document.name !== undefined && typeof document.name !== 'string')
@@ -265,13 +267,28 @@ export function clusterConfigFrom(document: unknown, source: string): ClusterCon
       ...(apiServerPort !== undefined ? { apiServerPort } : {}),
     };
   }
+  let datastore: ClusterConfig['datastore'];
+  if (document.datastore !== undefined) {
+    if (!isObject(document.datastore)) problems.add('datastore', 'must be an object');
+    else {
+      checkKeys(document.datastore, ['endpoint'], 'datastore', problems);
+      if (typeof document.datastore.endpoint !== 'string')
+        problems.add('datastore.endpoint', 'must be a string');
+      else datastore = { endpoint: document.datastore.endpoint };
+    }
+  }
   if (problems.list.length > 0) {
     throw new ClusterError(
       `invalid cluster config ${source}: ${problems.list.join('; ')}`,
       'see docs/cluster-config.schema.json',
     );
   }
-  return { ...(typeof document.name === 'string' ? { name: document.name } : {}), nodes, networking };
+  return {
+    ...(typeof document.name === 'string' ? { name: document.name } : {}),
+    nodes,
+    networking,
+    ...(datastore && { datastore }),
+  };
 }
 
 export async function readClusterConfig(path: string): Promise<ClusterConfig> {

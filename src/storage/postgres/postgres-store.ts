@@ -126,6 +126,8 @@ export class PostgresStore implements Store, WatchSource {
     });
     // An idle connection that breaks is dropped by the pool; the next query opens another.
     pool.on('error', () => {});
+    // A checked-out connection that breaks fails its query; its 'error' event needs a listener too.
+    pool.on('connect', (client) => client.on('error', () => {}));
     try {
       const client = await pool.connect();
       try {
@@ -182,7 +184,7 @@ export class PostgresStore implements Store, WatchSource {
     this.assertOpen();
     if (options.revision === undefined || options.revision === 0) {
       // One statement sees one snapshot: the revision and the row agree.
-      const { rows } = await this.pool.query<LiveRow & { rev: number }>(
+      const { rows } = await this.query<LiveRow & { rev: number }>(
         `SELECT m.value AS rev, x.create_rev, x.mod_rev, x.value FROM tkube_meta m
          LEFT JOIN LATERAL (SELECT k.create_rev, k.mod_rev, l.value FROM tkube_kv k
            JOIN tkube_log l ON l.rev = k.mod_rev WHERE k.key = $1) x ON true
@@ -220,7 +222,7 @@ export class PostgresStore implements Store, WatchSource {
     let revision: number;
     let items: KeyValue[];
     if (requested === undefined || requested === 0) {
-      const { rows } = await this.pool.query<{
+      const { rows } = await this.query<{
         rev: number;
         items: [string, string, number, number][] | null;
       }>(
@@ -253,7 +255,7 @@ export class PostgresStore implements Store, WatchSource {
 
   async count(prefix: string): Promise<number> {
     this.assertOpen();
-    const { rows } = await this.pool.query<{ n: number }>(
+    const { rows } = await this.query<{ n: number }>(
       'SELECT count(*)::bigint AS n FROM tkube_kv WHERE key >= $1 AND key < $2',
       [prefix, prefixEnd(prefix)],
     );
@@ -296,7 +298,7 @@ export class PostgresStore implements Store, WatchSource {
 
   async readHistory(range: KeyRange, after: number, upTo: number, limit: number): Promise<WatchEvent[]> {
     const end = range.end;
-    const { rows } = await this.pool.query<LogRow>(
+    const { rows } = await this.query<LogRow>(
       `SELECT l.rev, l.key, l.kind, l.value, l.create_rev, l.prev_rev, p.value AS prev_value
        FROM tkube_log l LEFT JOIN tkube_log p ON p.rev = l.prev_rev
        WHERE l.rev > $1 AND l.rev <= $2 AND ${end === undefined ? 'l.key = $3' : 'l.key >= $3 AND l.key < $5'}
@@ -361,6 +363,18 @@ export class PostgresStore implements Store, WatchSource {
 
   // ---- internals -------------------------------------------------------------------------
 
+  /** A query on the pool; a connection failure becomes DatastoreUnavailableError (503). */
+  private async query<R extends pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw unavailableOr(error);
+    }
+  }
+
   private assertOpen(): void {
     if (this.closed) throw new StoreClosedError();
   }
@@ -396,7 +410,7 @@ export class PostgresStore implements Store, WatchSource {
     fetch: number | null,
     from: 'key =' | 'key >' | 'key >=',
   ): Promise<KeyValue[]> {
-    const { rows } = await this.pool.query<{ key: string; value: string; create_rev: number; rev: number }>(
+    const { rows } = await this.query<{ key: string; value: string; create_rev: number; rev: number }>(
       `SELECT key, value, create_rev, rev FROM (
          SELECT DISTINCT ON (key) key, kind, value, create_rev, rev FROM tkube_log
          WHERE ${from} $1 AND key < $2 AND rev <= $3
@@ -564,7 +578,7 @@ export class PostgresStore implements Store, WatchSource {
         this.pumpAgain = false;
         for (;;) {
           const from = this.revision;
-          const { rows } = await this.pool.query<LogRow>(
+          const { rows } = await this.query<LogRow>(
             `SELECT l.rev, l.key, l.kind, l.value, l.create_rev, l.prev_rev, p.value AS prev_value
              FROM tkube_log l LEFT JOIN tkube_log p ON p.rev = l.prev_rev
              WHERE l.rev > $1 ORDER BY l.rev LIMIT $2`,
@@ -616,7 +630,7 @@ export class PostgresStore implements Store, WatchSource {
 
   private async expireKeys(): Promise<void> {
     for (;;) {
-      const { rows } = await this.pool.query<{ key: string; mod_rev: number }>(
+      const { rows } = await this.query<{ key: string; mod_rev: number }>(
         'SELECT key, mod_rev FROM tkube_kv WHERE expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at LIMIT $2',
         [this.now(), EXPIRY_STEP],
       );
@@ -638,7 +652,7 @@ export class PostgresStore implements Store, WatchSource {
    */
   private async compact(): Promise<void> {
     const target = this.revision - this.historyRevisions;
-    const { rows } = await this.pool.query<{ compacted: number; done: number }>(
+    const { rows } = await this.query<{ compacted: number; done: number }>(
       `UPDATE tkube_meta SET value = GREATEST(value, $1) WHERE name = 'compacted_rev'
        RETURNING value AS compacted, (SELECT value FROM tkube_meta WHERE name = 'compaction_done_rev') AS done`,
       [target],
@@ -727,6 +741,17 @@ export function describeUrl(url: string): string {
   } catch {
     return 'postgres://(unparseable URL)';
   }
+}
+
+/**
+ * Connection failures (no server, dropped connection; SQLSTATE classes 08, 53 and 57P: shutdown,
+ * too many connections) are the datastore being unavailable; other errors are faults.
+ */
+function unavailableOr(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  const sqlState = (error as { severity?: unknown }).severity !== undefined && typeof code === 'string';
+  if (sqlState && !/^(08|53|57P)/.test(code)) return error;
+  return new DatastoreUnavailableError(messageOf(error));
 }
 
 function messageOf(error: unknown): string {
