@@ -64,8 +64,11 @@ export interface PostgresServer {
   stop(): void;
 }
 
-/** initdb + pg_ctl start on a free port; fsync off: tests need speed, not power-loss safety. */
-export async function startPostgres(): Promise<PostgresServer> {
+/**
+ * initdb + pg_ctl start on a free port. Tests turn fsync off (speed, not power-loss safety);
+ * benchmarks ask for `durable`, PostgreSQL's defaults, to compare like with like.
+ */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresServer> {
   const dir = mkdtempSync('/tmp/tkube-pg-');
   const asRoot = userInfo().uid === 0;
   if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), 0);
@@ -78,7 +81,8 @@ export async function startPostgres(): Promise<PostgresServer> {
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'tkube', '--no-sync', '-E', 'UTF8']);
   const port = await freePort();
-  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  const fast = options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${fast}`;
   run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start']);
   const url = (name: string) => `postgres://tkube@127.0.0.1:${port}/${name}`;
   return {
