@@ -110,13 +110,23 @@ export class StoreWatch implements Watch, AsyncIterator<WatchEvent[]> {
       return Promise.reject(new Error('watch: next() called while a previous call is pending'));
     if (this.buffer.length > 0) return Promise.resolve(this.result(this.takeBuffer()));
     if (!this.live) {
-      return this.catchUp().then(
-        (events) => (events.length > 0 ? this.result(events) : this.next()),
-        (error: unknown) => {
-          this.fail(error as Error);
-          throw error;
-        },
-      );
+      let events: WatchEvent[] | Promise<WatchEvent[]>;
+      try {
+        events = this.catchUp();
+      } catch (error) {
+        this.fail(error as Error);
+        return Promise.reject(error);
+      }
+      if (events instanceof Promise) {
+        return events.then(
+          (read) => (read.length > 0 ? this.result(read) : this.next()),
+          (error: unknown) => {
+            this.fail(error as Error);
+            throw error;
+          },
+        );
+      }
+      if (events.length > 0) return Promise.resolve(this.result(events));
     }
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
@@ -146,12 +156,14 @@ export class StoreWatch implements Watch, AsyncIterator<WatchEvent[]> {
   }
 
   /**
-   * Reads the next page of history, or subscribes once none is left. Comparing with the
-   * current revision and subscribing happen in one synchronous step (the store publishes a
-   * commit's revision and its events in one step too), so no commit can fall between
-   * history and live events. An empty result means: subscribed (or closed meanwhile).
+   * Reads the next page of history, or subscribes once none is left (an empty result).
+   * Comparing with the current revision and subscribing happen in one synchronous step (the
+   * store publishes a commit's revision and its events in one step too), so no commit can fall
+   * between history and live events. A store that reads synchronously (SQLite) gets a
+   * synchronous answer: a consumer then waits on the live events themselves, and receives a
+   * write's events before the write's own promise settles.
    */
-  private async catchUp(): Promise<WatchEvent[]> {
+  private catchUp(): WatchEvent[] | Promise<WatchEvent[]> {
     for (;;) {
       const compacted = this.source.compactedRevision();
       if (this.cursor < compacted) throw new CompactedError(this.cursor, compacted);
@@ -161,11 +173,21 @@ export class StoreWatch implements Watch, AsyncIterator<WatchEvent[]> {
         this.source.subscribe(this);
         return [];
       }
-      const events = await this.source.readHistory(this.range, this.cursor, upTo, HISTORY_PAGE);
-      if (this.closed || this.failure) return [];
-      this.cursor = events.length === HISTORY_PAGE ? events[events.length - 1]!.revision : upTo;
-      if (events.length > 0) return events;
+      const read = this.source.readHistory(this.range, this.cursor, upTo, HISTORY_PAGE);
+      if (read instanceof Promise) {
+        return read.then((events) => {
+          if (this.closed || this.failure) return [];
+          this.advance(events, upTo);
+          return events.length > 0 ? events : this.catchUp();
+        });
+      }
+      this.advance(read, upTo);
+      if (read.length > 0) return read;
     }
+  }
+
+  private advance(events: WatchEvent[], upTo: number): void {
+    this.cursor = events.length === HISTORY_PAGE ? events[events.length - 1]!.revision : upTo;
   }
 
   private takeBuffer(): WatchEvent[] {
