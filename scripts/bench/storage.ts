@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { SqliteStore, type SqliteStoreOptions } from '../../src/storage/index.js';
 import { percentile, printTable } from './report.js';
+import { compareStorageBackends } from './storage-backends.js';
 
 const VALUE_1KB = JSON.stringify({ data: 'x'.repeat(1024 - 12) });
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-storage-'));
@@ -242,6 +243,7 @@ try {
       ratioToRawBatched: Number((creates64 / rawBatched).toFixed(3)),
     }),
   );
+  console.log(JSON.stringify({ backends: await compareStorageBackends() }));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

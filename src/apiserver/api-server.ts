@@ -5,7 +5,7 @@ import type { ResourceInfo } from '../api/resources/types.js';
 import type { APIGroupList } from '../api/types/meta-v1.generated.js';
 import { TUNNEL_PATH } from '../client/tunnel/frames.js';
 import type { IssuedCertificate } from '../pki/certificates.js';
-import type { Store } from '../storage/index.js';
+import { DatastoreUnavailableError, type Store } from '../storage/index.js';
 import { type AdmissionAttributes, AdmissionChain } from './admission/chain.js';
 import { NamespaceCache } from './admission/namespace-cache.js';
 import { ObjectCache } from './admission/object-cache.js';
@@ -544,8 +544,15 @@ export class ApiServer {
   }
 
   private fail(res: ApiResponse, error: unknown): void {
-    const status = error instanceof StatusError ? error : internalError(error);
-    if (!(error instanceof StatusError)) console.error('apiserver: internal error:', error);
+    // A server datastore that went away: the client may retry (it recovers when the server returns).
+    const unavailable = error instanceof DatastoreUnavailableError;
+    const status =
+      error instanceof StatusError
+        ? error
+        : unavailable
+          ? new StatusError(503, 'ServiceUnavailable', error.message)
+          : internalError(error);
+    if (!(error instanceof StatusError) && !unavailable) console.error('apiserver: internal error:', error);
     if (res.headersSent) {
       if (!res.writableEnded) res.end();
       return;

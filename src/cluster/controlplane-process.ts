@@ -70,6 +70,8 @@ export interface ControlPlaneSettings {
   readonly clusterCidr?: string;
   /** The LoadBalancer services' addresses (`--load-balancer-ip-range`). */
   readonly loadBalancerIpRange?: string;
+  /** `--datastore-endpoint`, passed in the environment (it may hold a password). */
+  readonly datastoreEndpoint?: string;
 }
 
 /** Starts the control plane detached, its output appended to the cluster's log file. */
@@ -79,7 +81,13 @@ export function startControlPlane(
   command: ControlPlaneCommand = builtinControlPlaneCommand(),
   settings: ControlPlaneSettings = {},
 ): StartedControlPlane {
-  const { extraBindAddresses = [], fakeNodes = 0, clusterCidr, loadBalancerIpRange } = settings;
+  const {
+    extraBindAddresses = [],
+    fakeNodes = 0,
+    clusterCidr,
+    loadBalancerIpRange,
+    datastoreEndpoint,
+  } = settings;
   const log = openSync(paths.controlPlaneLog, 'a', 0o600);
   let child: ChildProcess;
   try {
@@ -101,6 +109,7 @@ export function startControlPlane(
     child = spawn(command.file, args, {
       argv0: command.argv0,
       detached: true,
+      ...(datastoreEndpoint && { env: { ...process.env, TKUBE_DATASTORE_ENDPOINT: datastoreEndpoint } }),
       stdio: ['ignore', log, log],
     });
   } finally {

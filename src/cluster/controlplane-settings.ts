@@ -11,5 +11,6 @@ export function controlPlaneSettingsOf(record: ClusterRecord): ControlPlaneSetti
     fakeNodes: record.fakeNodes ?? 0,
     ...(record.podSubnet !== undefined && { clusterCidr: record.podSubnet }),
     ...(network && { loadBalancerIpRange: loadBalancerRange(network.subnet) }),
+    ...(record.datastoreEndpoint !== undefined && { datastoreEndpoint: record.datastoreEndpoint }),
   };
 }

@@ -33,6 +33,8 @@ export interface ClusterRecord {
   kubeconfigPath: string;
   /** The pod network node IPAM carves node CIDRs from, when not the default. */
   podSubnet?: string;
+  /** `--datastore-endpoint`, when not SQLite in the state directory (the record file is the owner's alone). */
+  datastoreEndpoint?: string;
   /** The nodes' docker network, when the cluster has nodes. */
   network?: { subnet: string; gateway: string };
   /** The local registry the nodes pull `localhost:<port>/...` from (`up --registry`). */

@@ -15,6 +15,7 @@ import { type ClusterPki, ensureClusterPki } from '../pki/cluster-pki.js';
 import { generateRsaKeyPair } from '../pki/keys.js';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 import type { ClusterNetwork } from '../providers/types.js';
+import { parseDatastoreEndpoint } from '../storage/index.js';
 import type { ClusterConfig } from './config/cluster-config.js';
 import {
   type ControlPlaneCommand,
@@ -94,6 +95,8 @@ export interface UpOptions {
   signal?: AbortSignal;
   /** The program that runs the control plane; tkube's own hidden command by default. */
   controlPlaneCommand?: ControlPlaneCommand;
+  /** `--datastore-endpoint`: sqlite://PATH or postgres://...; default SQLite in the state directory. */
+  datastoreEndpoint?: string;
 }
 
 export interface UpResult {
@@ -173,6 +176,14 @@ export async function up(options: UpOptions): Promise<UpResult> {
   }
   assertValidClusterName(options.name);
   assertSupportedNodeCount(nodes);
+  const datastoreEndpoint = options.datastoreEndpoint ?? config?.datastore?.endpoint;
+  if (datastoreEndpoint !== undefined) {
+    try {
+      parseDatastoreEndpoint(datastoreEndpoint);
+    } catch (error) {
+      throw new ClusterError(`--datastore-endpoint: ${errorMessage(error)}`);
+    }
+  }
   const fakeNodes = options.fakeNodes ?? 0;
   assertSupportedFakeNodeCount(fakeNodes);
   const paths = clusterPaths(options.name, env);
@@ -222,6 +233,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
     nodes,
     ...(fakeNodes > 0 && { fakeNodes }),
     ...(podSubnet !== POD_SUBNET && { podSubnet }),
+    ...(datastoreEndpoint !== undefined && { datastoreEndpoint }),
     version: TKUBE_VERSION,
     kubernetesVersion: KUBERNETES_GIT_VERSION,
     kubeconfigPath,

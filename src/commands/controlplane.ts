@@ -1,6 +1,7 @@
 import { Command, Flags } from '@oclif/core';
-import { runControlPlane } from '../controlplane/run.js';
+import { DATASTORE_ENDPOINT_ENV, runControlPlane } from '../controlplane/run.js';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
+import { parseDatastoreEndpoint } from '../storage/index.js';
 
 export default class ControlPlane extends Command {
   static override hidden = true;
@@ -23,12 +24,14 @@ export default class ControlPlane extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ControlPlane);
+    const endpoint = process.env[DATASTORE_ENDPOINT_ENV];
     await runControlPlane(
       {
         stateDir: flags['state-dir'],
         apiPort: flags['api-port'],
         bindAddresses: flags['bind-address'],
         fakeNodes: flags['fake-nodes'],
+        ...(endpoint && { datastore: parseDatastoreEndpoint(endpoint) }),
       },
       (line) => this.log(line),
     );

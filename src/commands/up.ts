@@ -67,6 +67,10 @@ export default class Up extends Command {
     kubeconfig: Flags.string({
       description: 'kubeconfig file to write the context to (default: $KUBECONFIG or ~/.kube/config)',
     }),
+    'datastore-endpoint': Flags.string({
+      description:
+        'where the cluster state lives: sqlite://PATH (default: in the cluster directory) or postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+    }),
   };
 
   async run(): Promise<void> {
@@ -97,6 +101,7 @@ export default class Up extends Command {
         retain: flags.retain,
         apiPort: flags['api-port'],
         kubeconfigPath: flags.kubeconfig,
+        datastoreEndpoint: flags['datastore-endpoint'],
         signal: controller.signal,
         ...(flags.quiet && { progress: 'silent' as const }),
       });

@@ -20,7 +20,7 @@ import { ensureApiServerKubeletClientCertificate, ensureClusterPki } from '../pk
 import { ensureFrontProxyPki, FRONT_PROXY_CLIENT_COMMON_NAME } from '../pki/front-proxy.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../pki/service-account-claims.js';
 import { clusterSettingsForNodes, type FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
-import { SqliteStore } from '../storage/index.js';
+import { type DatastoreEndpoint, openDatastore } from '../storage/index.js';
 import { bootstrapCluster, reconcileBootstrapPolicy } from './bootstrap.js';
 import { startComponentThreads } from './component-thread.js';
 import { COMPONENT_NAMES, startComponents } from './components.js';
@@ -46,6 +46,8 @@ export interface ControlPlaneOptions {
   /** Overrides for tests: watch timeouts and bookmarks, store history window. */
   readonly watch?: WatchSettings;
   readonly historyRevisions?: number;
+  /** Where the state lives (`--datastore-endpoint`); default SQLite in the state directory. */
+  readonly datastore?: DatastoreEndpoint;
   /** Simulated nodes (`--fake-nodes N`), started after the controllers. */
   readonly fakeNodes?: FakeNodesOptions;
   /** Overrides of the controllers' settings (tests use short grace periods). */
@@ -85,10 +87,12 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   chmodSync(options.stateDir, 0o700);
   const pki = await ensureClusterPki(join(options.stateDir, 'pki'));
   const frontProxy = await ensureFrontProxyPki(join(options.stateDir, 'pki'));
-  const store = SqliteStore.open({
-    path: join(options.stateDir, 'state.db'),
-    historyRevisions: options.historyRevisions,
-  });
+  const store = await openDatastore(
+    options.datastore ?? { kind: 'sqlite', path: join(options.stateDir, 'state.db') },
+    {
+      historyRevisions: options.historyRevisions,
+    },
+  );
   let ready = false;
   let port = options.apiPort;
   // Made on first use (the first `kubectl logs`): start-up needs no extra key.

@@ -2,6 +2,7 @@
 // (main.ts) and the hidden `tkube controlplane` command.
 import { parseArgs } from 'node:util';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
+import { type DatastoreEndpoint, parseDatastoreEndpoint } from '../storage/index.js';
 import { startControlPlane } from './control-plane.js';
 
 export interface ControlPlaneArgs {
@@ -14,7 +15,12 @@ export interface ControlPlaneArgs {
   readonly clusterCidr?: string;
   /** The LoadBalancer services' addresses (`--load-balancer-ip-range FIRST-LAST`). */
   readonly loadBalancerIpRange?: string;
+  /** From $TKUBE_DATASTORE_ENDPOINT (the environment, not argv: the URL may hold a password). */
+  readonly datastore?: DatastoreEndpoint;
 }
+
+/** The variable `tkube up`/`start` pass the datastore endpoint in. */
+export const DATASTORE_ENDPOINT_ENV = 'TKUBE_DATASTORE_ENDPOINT';
 
 export interface RunOptions {
   /** The entry point to start the component thread from (see component-thread.ts); none runs them on this thread. */
@@ -38,6 +44,7 @@ export async function runControlPlane(
       ...(args.loadBalancerIpRange && { loadBalancerIpRange: args.loadBalancerIpRange }),
     },
     componentThreadEntry: options.componentThreadEntry,
+    datastore: args.datastore,
   });
   log(`control plane serving on port ${running.port} (ready in ${Date.now() - started} ms)`);
   await new Promise<void>((resolve) => {
@@ -54,7 +61,7 @@ export async function runControlPlane(
   log('control plane stopped');
 }
 
-export function parseCommandLine(argv: string[]): ControlPlaneArgs {
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env): ControlPlaneArgs {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -89,5 +96,6 @@ export function parseCommandLine(argv: string[]): ControlPlaneArgs {
     fakeNodes,
     clusterCidr: values['cluster-cidr'],
     loadBalancerIpRange: values['load-balancer-ip-range'],
+    ...(env[DATASTORE_ENDPOINT_ENV] && { datastore: parseDatastoreEndpoint(env[DATASTORE_ENDPOINT_ENV]) }),
   };
 }

@@ -69,3 +69,11 @@ export class StoreClosedError extends StoreError {
     super('the store is closed');
   }
 }
+
+/** A server datastore did not answer or dropped the connection: the request may succeed later. */
+export class DatastoreUnavailableError extends StoreError {
+  override readonly name = 'DatastoreUnavailableError';
+  constructor(detail: string) {
+    super(`the datastore is unavailable: ${detail}`);
+  }
+}

@@ -37,14 +37,14 @@ export function kubectlRelease(version: string): string {
  */
 export async function startTestCluster(
   name = 'it',
-  options: { fakeNodes?: number; kubectl?: string } = {},
+  options: { fakeNodes?: number; kubectl?: string; upArgs?: string[] } = {},
 ): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'tkube-it-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const env = { TKUBE_HOME: join(dir, 'home'), KUBECONFIG: kubeconfig, HOME: dir, CI: 'true' };
   const fakeNodes = options.fakeNodes ? ['--fake-nodes', String(options.fakeNodes)] : [];
   const clusterKubectl = options.kubectl ?? 'kubectl';
-  const up = await tkube(['up', name, '--nodes', '0', ...fakeNodes], env);
+  const up = await tkube(['up', name, '--nodes', '0', ...fakeNodes, ...(options.upArgs ?? [])], env);
   if (up.exitCode !== 0) throw new Error(`tkube up failed: ${up.stderr}`);
   return {
     name,

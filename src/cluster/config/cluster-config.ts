@@ -50,6 +50,8 @@ export interface ClusterConfig {
   registry?: RegistryConfig;
   /** A kind config's fields tkube does not honour, one line each (absent when none). */
   warnings?: string[];
+  /** Where the state lives (`--datastore-endpoint` wins). */
+  datastore?: { endpoint: string };
 }
 
 export const DEFAULT_NETWORKING: NetworkingConfig = {
@@ -261,7 +263,7 @@ export function clusterConfigFrom(given: unknown, source: string): ClusterConfig
       `${source}: not a ${CONFIG_KIND} object`,
       `start it with "apiVersion: ${CONFIG_API_VERSION}" and "kind: ${CONFIG_KIND}"`,
     );
-  checkKeys(document, ['apiVersion', 'kind', 'name', 'nodes', 'networking', 'registry'], '', problems);
+  checkKeys(document, ['apiVersion', 'kind', 'name', 'nodes', 'networking', 'registry', 'datastore'], '', problems);
   if (document.apiVersion !== CONFIG_API_VERSION)
     problems.add('apiVersion', `must be ${CONFIG_API_VERSION} (or kind's ${KIND_API_VERSION})`);
   if (document.kind !== CONFIG_KIND) problems.add('kind', `must be ${CONFIG_KIND}`);
@@ -299,6 +301,16 @@ export function clusterConfigFrom(given: unknown, source: string): ClusterConfig
     };
   }
   const registry = registryOf(document.registry, problems);
+  let datastore: ClusterConfig['datastore'];
+  if (document.datastore !== undefined) {
+    if (!isObject(document.datastore)) problems.add('datastore', 'must be an object');
+    else {
+      checkKeys(document.datastore, ['endpoint'], 'datastore', problems);
+      if (typeof document.datastore.endpoint !== 'string')
+        problems.add('datastore.endpoint', 'must be a string');
+      else datastore = { endpoint: document.datastore.endpoint };
+    }
+  }
   if (problems.list.length > 0) {
     throw new ClusterError(
       `invalid cluster config ${source}: ${problems.list.join('; ')}`,
@@ -311,6 +323,7 @@ export function clusterConfigFrom(given: unknown, source: string): ClusterConfig
     networking,
     ...(registry && { registry }),
     ...(kind && kind.warnings.length > 0 && { warnings: kind.warnings }),
+    ...(datastore && { datastore }),
   };
 }
 

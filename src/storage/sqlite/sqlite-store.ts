@@ -10,6 +10,7 @@ import {
   StoreClosedError,
 } from '../errors.js';
 import { prefixEnd } from '../keys.js';
+import { type KeyRange, StoreWatch, type WatchSource } from '../store-watch.js';
 import type {
   DeleteOptions,
   DeleteResult,
@@ -29,7 +30,6 @@ import type {
 import { Maintenance } from './maintenance.js';
 import { KIND_CREATE, KIND_DELETE, KIND_UPDATE, openDatabase, type SyncMode } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
-import { type KeyRange, StoreWatch, type WatchSource } from './watch.js';
 
 export interface SqliteStoreOptions {
   /** Database file path (created when absent). */

@@ -109,6 +109,7 @@ networking:
     const schema = JSON.parse(readFileSync(join(repoRoot, 'docs/cluster-config.schema.json'), 'utf8'));
     expect(Object.keys(schema.properties).sort()).toEqual([
       'apiVersion',
+      'datastore',
       'kind',
       'name',
       'networking',
@@ -121,6 +122,7 @@ networking:
       'podSubnet',
       'serviceSubnet',
     ]);
+    expect(Object.keys(schema.properties.datastore.properties)).toEqual(['endpoint']);
     const node = schema.$defs.node.properties;
     expect(Object.keys(node).sort()).toEqual(['extraMounts', 'extraPortMappings', 'labels', 'role']);
     expect(Object.keys(node.extraPortMappings.items.properties).sort()).toEqual([

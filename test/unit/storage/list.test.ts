@@ -1,14 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   CompactedError,
   decodeContinue,
   InvalidContinueError,
   type KeyValue,
+  type Store,
 } from '../../../src/storage/index.js';
-import { openStore } from './support.js';
+import { describeEachStore } from './support.js';
 
 async function listAll(
-  store: ReturnType<typeof openStore>['store'],
+  store: Store,
   prefix: string,
   limit: number,
   between?: () => Promise<void>,
@@ -26,9 +27,9 @@ async function listAll(
   return { items, revisions };
 }
 
-describe('store list', () => {
+describeEachStore('store list', (backend) => {
   it('lists a prefix in key order and nothing outside it', async () => {
-    const { store } = openStore();
+    const { store } = await backend.open();
     for (const key of ['/r/pods/b', '/r/pods/a', '/r/pods0', '/r/podsx/a', '/r/pod/a', '/r/pods/c']) {
       await store.create(key, key);
     }
@@ -39,7 +40,7 @@ describe('store list', () => {
   });
 
   it('paginates with limit and continue in kube-apiserver token format', async () => {
-    const { store } = openStore();
+    const { store } = await backend.open();
     for (let i = 0; i < 25; i++) await store.create(`/r/cm/k${String(i).padStart(2, '0')}`, `${i}`);
     const first = await store.list('/r/cm/', { limit: 10 });
     expect(first.items).toHaveLength(10);
@@ -53,7 +54,7 @@ describe('store list', () => {
   });
 
   it('continues at the first page revision while writes go on', async () => {
-    const { store } = openStore();
+    const { store } = await backend.open();
     for (let i = 0; i < 100; i++) await store.create(`/r/cm/k${String(i).padStart(3, '0')}`, 'v1');
     const snapshot = (await store.list('/r/cm/')).items;
     let n = 0;
@@ -68,7 +69,7 @@ describe('store list', () => {
   });
 
   it('lists at an explicit older revision', async () => {
-    const { store } = openStore();
+    const { store } = await backend.open();
     await store.create('/r/a', 'a1');
     await store.create('/r/b', 'b1');
     const at = store.currentRevision();
@@ -89,7 +90,7 @@ describe('store list', () => {
   });
 
   it('fails a continue, a get and a list whose revision was compacted', async () => {
-    const { store } = openStore({ historyRevisions: 5 });
+    const { store } = await backend.open({ historyRevisions: 5 });
     for (let i = 0; i < 10; i++) await store.create(`/r/k${i}`, `${i}`);
     const page = await store.list('/r/', { limit: 3 });
     for (let i = 0; i < 20; i++) await store.update('/r/k0', `u${i}`);
@@ -106,7 +107,7 @@ describe('store list', () => {
   });
 
   it('rejects a malformed continue token', async () => {
-    const { store } = openStore();
+    const { store } = await backend.open();
     await expect(store.list('/r/', { continue: 'not-a-token' })).rejects.toBeInstanceOf(InvalidContinueError);
     const wrongVersion = Buffer.from(JSON.stringify({ v: 'x', rv: 1, start: 'a' })).toString('base64url');
     await expect(store.list('/r/', { continue: wrongVersion })).rejects.toBeInstanceOf(InvalidContinueError);

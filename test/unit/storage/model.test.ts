@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type KeyValue, StoreError } from '../../../src/storage/index.js';
-import { collect, openStore } from './support.js';
+import { collect, describeEachStore } from './support.js';
 
 /** A tiny deterministic PRNG, so a failure can be replayed from its seed. */
 function prng(seed: number): () => number {
@@ -28,11 +28,11 @@ class Model {
   }
 }
 
-describe('store against a reference model', () => {
+describeEachStore('store against a reference model', (backend) => {
   for (const seed of [1, 2, 3]) {
     it(`random writes, reads at random revisions, paginated lists and watches (seed ${seed})`, async () => {
       const random = prng(seed);
-      const { store } = openStore({ historyRevisions: 150 });
+      const { store } = await backend.open({ historyRevisions: 150 });
       const start = store.currentRevision();
       const model = new Model(new Map());
       model.states.set(start, new Map());

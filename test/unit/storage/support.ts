@@ -1,24 +1,103 @@
+// The store suite runs once per backend (issue 30): each backend opens a fresh, empty store
+// for a test and can open a second store on the same data (a restart).
 import { join } from 'node:path';
-import { onTestFinished } from 'vitest';
+import { afterAll, describe, onTestFinished } from 'vitest';
 import {
+  PostgresStore,
   SqliteStore,
-  type SqliteStoreOptions,
+  type Store,
   type Watch,
   type WatchEvent,
 } from '../../../src/storage/index.js';
+import { type PostgresServer, postgresSkipReason, startPostgres } from '../../support/postgres-server.js';
 import { tempDir } from '../../support/temp.js';
 
-export interface OpenedStore {
-  store: SqliteStore;
-  path: string;
+/** The options every backend takes (the subset of SqliteStoreOptions that is not about files). */
+export interface StoreTestOptions {
+  readonly historyRevisions?: number;
+  readonly watchBufferLimit?: number;
+  readonly now?: () => number;
 }
 
-/** Opens a store on a fresh file; closed when the test finishes. */
-export function openStore(options: Partial<SqliteStoreOptions> = {}): OpenedStore {
-  const path = options.path ?? join(tempDir(), 'state.db');
-  const store = SqliteStore.open({ maintenanceIntervalMs: 60_000, ...options, path });
+export interface OpenedStore {
+  readonly store: Store;
+  /** Opens another store on the same data, as a restarted process would (closed when the test ends). */
+  reopen(options?: StoreTestOptions): Promise<Store>;
+}
+
+export interface StoreBackend {
+  readonly name: string;
+  /** Set when this machine cannot run the backend (its server binaries are absent). */
+  readonly skipReason?: string;
+  open(options?: StoreTestOptions): Promise<OpenedStore>;
+  /** Per-test time limit: a server backend pays a round trip per write on a loaded machine. */
+  readonly testTimeoutMs?: number;
+  /** Releases what the backend started for this test file (a server). */
+  shutdown?(): Promise<void>;
+}
+
+/** Maintenance runs when a test calls maintain(), not on a timer racing the test. */
+const QUIET_MAINTENANCE_MS = 60_000;
+
+export const sqliteBackend: StoreBackend = {
+  name: 'sqlite',
+  async open(options = {}) {
+    const path = join(tempDir(), 'state.db');
+    const openAt = (o: StoreTestOptions) => {
+      const store = SqliteStore.open({ maintenanceIntervalMs: QUIET_MAINTENANCE_MS, ...o, path });
+      onTestFinished(() => store.close());
+      return store;
+    };
+    return { store: openAt(options), reopen: async (o = options) => openAt(o) };
+  },
+};
+
+/** A fresh SQLite store, for tests of the layers above the store (they need no backend choice). */
+export function openStore(options: StoreTestOptions = {}): { store: SqliteStore; path: string } {
+  const path = join(tempDir(), 'state.db');
+  const store = SqliteStore.open({ maintenanceIntervalMs: QUIET_MAINTENANCE_MS, ...options, path });
   onTestFinished(() => store.close());
   return { store, path };
+}
+
+let postgres: Promise<PostgresServer> | undefined;
+let databases = 0;
+
+/** One private PostgreSQL server per test file, started on first use; a fresh database per test. */
+export const postgresBackend: StoreBackend = {
+  name: 'postgres',
+  testTimeoutMs: 120_000,
+  skipReason: postgresSkipReason(),
+  async open(options = {}) {
+    postgres ??= startPostgres();
+    const url = await (await postgres).createDatabase(`store_${process.pid}_${++databases}`);
+    const openAt = async (o: StoreTestOptions) => {
+      const store = await PostgresStore.open({ maintenanceIntervalMs: QUIET_MAINTENANCE_MS, ...o, url });
+      onTestFinished(() => store.close());
+      return store;
+    };
+    return { store: await openAt(options), reopen: (o = options) => openAt(o) };
+  },
+  async shutdown() {
+    const server = postgres;
+    postgres = undefined;
+    (await server)?.stop();
+  },
+};
+
+export const storeBackends: StoreBackend[] = [sqliteBackend, postgresBackend];
+
+/** Declares `title` once per backend; a backend this machine cannot run is skipped with its reason. */
+export function describeEachStore(title: string, body: (backend: StoreBackend) => void): void {
+  for (const backend of storeBackends) {
+    const name = backend.skipReason
+      ? `${title} on ${backend.name} (skipped: ${backend.skipReason})`
+      : `${title} on ${backend.name}`;
+    describe.skipIf(backend.skipReason !== undefined)(name, { timeout: backend.testTimeoutMs }, () => {
+      afterAll(async () => backend.shutdown?.());
+      body(backend);
+    });
+  }
 }
 
 /** Reads events from a watch until `count` have arrived (or the timeout passes). */

@@ -1,5 +1,10 @@
-import { CompactedError, StoreClosedError } from '../errors.js';
-import type { Watch, WatchEvent } from '../types.js';
+/**
+ * A store watch over any backend whose history is readable by revision (SQLite, PostgreSQL):
+ * the counterpart of etcd's watchable store (server/storage/mvcc/watchable_store.go), with
+ * its synced/unsynced watcher groups.
+ */
+import { CompactedError, StoreClosedError } from './errors.js';
+import type { Watch, WatchEvent } from './types.js';
 
 /** A key range [start, end), or one exact key when `end` is undefined. */
 export interface KeyRange {
@@ -16,7 +21,12 @@ export interface WatchSource {
   currentRevision(): number;
   compactedRevision(): number;
   /** Events in `range` with after < revision <= upTo, oldest first, at most `limit`. */
-  readHistory(range: KeyRange, after: number, upTo: number, limit: number): WatchEvent[];
+  readHistory(
+    range: KeyRange,
+    after: number,
+    upTo: number,
+    limit: number,
+  ): WatchEvent[] | Promise<WatchEvent[]>;
   subscribe(watch: StoreWatch): void;
   unsubscribe(watch: StoreWatch): void;
 }
@@ -66,7 +76,8 @@ export class StoreWatch implements Watch, AsyncIterator<WatchEvent[]> {
   /** Called by the store after each commit with that commit's events (all ranges). */
   deliver(events: readonly WatchEvent[]): void {
     for (const event of events) {
-      if (inRange(this.range, event.key)) this.buffer.push(event);
+      // A watch may start past the revision published so far (a list read a newer snapshot).
+      if (event.revision > this.cursor && inRange(this.range, event.key)) this.buffer.push(event);
     }
     if (this.buffer.length === 0) return;
     if (this.waiting) {
@@ -99,13 +110,23 @@ export class StoreWatch implements Watch, AsyncIterator<WatchEvent[]> {
       return Promise.reject(new Error('watch: next() called while a previous call is pending'));
     if (this.buffer.length > 0) return Promise.resolve(this.result(this.takeBuffer()));
     if (!this.live) {
+      let events: WatchEvent[] | Promise<WatchEvent[]>;
       try {
-        const events = this.catchUp();
-        if (events.length > 0) return Promise.resolve(this.result(events));
+        events = this.catchUp();
       } catch (error) {
         this.fail(error as Error);
         return Promise.reject(error);
       }
+      if (events instanceof Promise) {
+        return events.then(
+          (read) => (read.length > 0 ? this.result(read) : this.next()),
+          (error: unknown) => {
+            this.fail(error as Error);
+            throw error;
+          },
+        );
+      }
+      if (events.length > 0) return Promise.resolve(this.result(events));
     }
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
@@ -135,23 +156,38 @@ export class StoreWatch implements Watch, AsyncIterator<WatchEvent[]> {
   }
 
   /**
-   * Reads the next page of history. Reaching the current revision and subscribing happen
-   * in one synchronous step, so no commit can fall between history and live events.
+   * Reads the next page of history, or subscribes once none is left (an empty result).
+   * Comparing with the current revision and subscribing happen in one synchronous step (the
+   * store publishes a commit's revision and its events in one step too), so no commit can fall
+   * between history and live events. A store that reads synchronously (SQLite) gets a
+   * synchronous answer: a consumer then waits on the live events themselves, and receives a
+   * write's events before the write's own promise settles.
    */
-  private catchUp(): WatchEvent[] {
-    const compacted = this.source.compactedRevision();
-    if (this.cursor < compacted) throw new CompactedError(this.cursor, compacted);
-    const upTo = this.source.currentRevision();
-    let events: WatchEvent[] = [];
-    while (events.length === 0 && this.cursor < upTo) {
-      events = this.source.readHistory(this.range, this.cursor, upTo, HISTORY_PAGE);
-      this.cursor = events.length === HISTORY_PAGE ? events[events.length - 1]!.revision : upTo;
+  private catchUp(): WatchEvent[] | Promise<WatchEvent[]> {
+    for (;;) {
+      const compacted = this.source.compactedRevision();
+      if (this.cursor < compacted) throw new CompactedError(this.cursor, compacted);
+      const upTo = this.source.currentRevision();
+      if (this.cursor >= upTo) {
+        this.live = true;
+        this.source.subscribe(this);
+        return [];
+      }
+      const read = this.source.readHistory(this.range, this.cursor, upTo, HISTORY_PAGE);
+      if (read instanceof Promise) {
+        return read.then((events) => {
+          if (this.closed || this.failure) return [];
+          this.advance(events, upTo);
+          return events.length > 0 ? events : this.catchUp();
+        });
+      }
+      this.advance(read, upTo);
+      if (read.length > 0) return read;
     }
-    if (this.cursor >= upTo) {
-      this.live = true;
-      this.source.subscribe(this);
-    }
-    return events;
+  }
+
+  private advance(events: WatchEvent[], upTo: number): void {
+    this.cursor = events.length === HISTORY_PAGE ? events[events.length - 1]!.revision : upTo;
   }
 
   private takeBuffer(): WatchEvent[] {
