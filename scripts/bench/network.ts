@@ -12,7 +12,8 @@
 //   does not blur;
 // - HTTP requests/s from a pod on one node to a backend on another through the service's
 //   ClusterIP and straight to the pod IP, alternating, a new connection per request (goal:
-//   within 10 %), with the nodes' CPU per request;
+//   within 10 %), with the nodes' CPU per request; and the same service through the ingress
+//   against its ClusterIP (network-ingress.ts; goal ≥ 70 %);
 // - the time a NetworkPolicy change takes to take effect (network-policy.ts; goal p99 ≤ 1 s).
 // Load generators and the backend are the node's Node.js in pods (node-script-pod.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +29,7 @@ import { ENDPOINT_SLICES, NODES, PODS, SERVICES } from '../../src/client/resourc
 import { clientFromKubeconfig } from '../../src/client/transports.js';
 import { buildBusyboxImage, waitFor } from '../../test/e2e/kubelet/pods-support.js';
 import { dnsHandlerCpuPerQuery } from './dns-handler.js';
+import { runIngressBench } from './network-ingress.js';
 import { policyChangeLatency, policyChangeRow } from './network-policy.js';
 import {
   containerCpuSeconds,
@@ -343,6 +345,19 @@ try {
     ],
   );
 
+  // 2b. The same service through the ingress (network-ingress.ts).
+  const ingress = await runIngressBench({
+    client,
+    kubectlEnv: env,
+    context,
+    nodes,
+    image: IMAGE,
+    service: 'svc-0',
+    rounds: HTTP_ROUNDS,
+    seconds: HTTP_SECONDS,
+    concurrency: HTTP_CONCURRENCY,
+  });
+
   // 3. Cluster DNS from one pod, at its own node's server; and the query path alone, in-process.
   const handlerCpu = await dnsHandlerCpuPerQuery(PROGRAMMED_SERVICES);
   const agentCpuBefore = await agentCpuSeconds(nodes[0]!);
@@ -482,6 +497,8 @@ try {
       programmingP99Ms: Math.round(p(programmed, 99) * 1000),
       httpServiceRps: Math.round(percentile(rps('service'), 50)),
       httpPodRps: Math.round(percentile(rps('pod'), 50)),
+      ingressRps: Math.round(ingress.ingressRps),
+      ingressP99Ms: Number(ingress.ingressP99Ms.toFixed(2)),
       dnsMaxQps: Math.round(dns.max.qps),
       dnsSteadyP99Ms: Number(dns.steady.p99.toFixed(3)),
       partialSyncMs: Number((percentile(partial, 50) * 1000).toFixed(1)),

@@ -10,6 +10,7 @@ import { NODES, PVS, SERVICES } from '../client/resources.js';
 import { httpsClient } from '../client/transports.js';
 import { readAgentConfig } from './config.js';
 import { ClusterDns } from './dns/cluster-dns.js';
+import { NodeIngress } from './ingress/index.js';
 import { clusterNameOfNode, Kubelet, parseResolvConf } from './kubelet/index.js';
 import { startKubeletServer } from './kubelet/server/index.js';
 import { nodeSpeaker } from './loadbalancer/index.js';
@@ -142,6 +143,14 @@ async function main(): Promise<void> {
     console.error(`agent: no load balancer announcements from this node: ${String(error)}`);
     return undefined;
   });
+  // The node's ingress controller on ports 80 and 443 (every address: the node's, and what the
+  // LoadBalancer service of the ingress and kind-style port mappings forward there).
+  const ingress = new NodeIngress({
+    client: networkClient,
+    informers,
+    nodeName: config.nodeName,
+    bindAddress: '0.0.0.0',
+  });
   // Local-path volumes of this node: their directories go with their PersistentVolumes.
   new LocalPathCleaner({ nodeName: config.nodeName }).watch(
     informers.informerFor<PersistentVolume>(PVS),
@@ -202,6 +211,9 @@ async function main(): Promise<void> {
     dns,
     tunnel.run(abort.signal),
     speaker?.run(abort.signal),
+    ingress
+      .run(abort.signal)
+      .catch((error: unknown) => console.error(`agent: ingress controller stopped: ${String(error)}`)),
   ]);
   await informers.stop();
   await Promise.all([client.close(), networkClient.close(), proxyClient?.close(), dnsClient?.close()]);

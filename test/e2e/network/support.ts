@@ -28,6 +28,8 @@ export interface NetworkCluster {
   readonly nodeIPs: ReadonlyMap<string, string>;
   readonly client: Client;
   readonly pods: ResourceClient<Pod>;
+  /** Loads an image of the host's Docker into every node. */
+  loadImage(reference: string): Promise<void>;
   kubectl(args: string[], input?: string): Promise<{ exitCode: number; stdout: string; stderr: string }>;
   down(): Promise<void>;
 }
@@ -68,6 +70,10 @@ export async function startNetworkCluster(
     nodeIPs,
     client,
     pods: client.resource<Pod>(PODS),
+    async loadImage(reference) {
+      const result = await tkube(['load', 'image', reference, '--name', name], env);
+      if (result.exitCode !== 0) throw new Error(`tkube load image failed: ${result.stderr}`);
+    },
     ...kubectlAndDown(name, env, dir, client),
   };
 }
