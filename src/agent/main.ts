@@ -143,13 +143,15 @@ async function main(): Promise<void> {
     console.error(`agent: no load balancer announcements from this node: ${String(error)}`);
     return undefined;
   });
-  // The node's ingress controller on ports 80 and 443 (every address: the node's, and what the
-  // LoadBalancer service of the ingress and kind-style port mappings forward there).
+  // The node's ingress controller on ports 80 and 443 of the node's own address only (where the
+  // ingress's LoadBalancer service and kind-style port mappings send traffic): a wildcard listener
+  // would also answer on the LoadBalancer addresses this node holds for user services whenever
+  // their DNAT rules are not (yet) there, and keep those connections after the rules arrive.
   const ingress = new NodeIngress({
     client: networkClient,
     informers,
     nodeName: config.nodeName,
-    bindAddress: '0.0.0.0',
+    bindAddress: config.nodeIP,
   });
   // Local-path volumes of this node: their directories go with their PersistentVolumes.
   new LocalPathCleaner({ nodeName: config.nodeName }).watch(

@@ -34,7 +34,10 @@ export interface NetworkCluster {
   down(): Promise<void>;
 }
 
-/** `prefix` keeps suites of different work apart (`px` the proxy's, `lb` the load balancer's). */
+/**
+ * `prefix` keeps suites of different work apart (`px` the proxy's, `lb` the load balancer's);
+ * TKUBE_E2E_CLUSTER_PREFIX replaces it (several people running the same suite on one machine).
+ */
 export async function startNetworkCluster(
   suite: string,
   nodes = 2,
@@ -42,7 +45,7 @@ export async function startNetworkCluster(
   /** More environment for `tkube up` (and so for the control plane it starts). */
   extraEnv: Record<string, string> = {},
 ): Promise<NetworkCluster> {
-  const name = `${prefix}-${suite}-${randomBytes(2).toString('hex')}`;
+  const name = `${process.env.TKUBE_E2E_CLUSTER_PREFIX || prefix}-${suite}-${randomBytes(2).toString('hex')}`;
   const dir = mkdtempSync(join(tmpdir(), `tkube-e2e-${name}-`));
   const env = {
     TKUBE_HOME: join(dir, 'home'),
