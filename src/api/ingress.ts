@@ -11,7 +11,7 @@ export const INGRESS_SERVICE_NAMESPACE = 'kube-system';
 export const INGRESS_SERVICE = 'tkube-ingress';
 export const INGRESS_HTTP_PORT = 80;
 export const INGRESS_HTTPS_PORT = 443;
-const LEGACY_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
+export const LEGACY_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
 
 /** Whether tkube's controller serves `ingress`, given the IngressClasses that exist. */
 export function servedByTkube(ingress: Ingress, classes: readonly IngressClass[]): boolean {
@@ -20,9 +20,21 @@ export function servedByTkube(ingress: Ingress, classes: readonly IngressClass[]
   );
   const named = ingress.spec?.ingressClassName ?? ingress.metadata?.annotations?.[LEGACY_CLASS_ANNOTATION];
   if (named !== undefined) return ours.has(named);
-  const defaults = classes.filter(
-    (c) => c.metadata?.annotations?.[DEFAULT_INGRESS_CLASS_ANNOTATION] === 'true',
-  );
-  // With more than one default class none is chosen, as upstream's admission refuses to pick.
-  return defaults.length === 1 && defaults[0]!.spec?.controller === INGRESS_CONTROLLER_NAME;
+  // An Ingress created while no default class existed: the class it would get now.
+  return defaultIngressClass(classes)?.spec?.controller === INGRESS_CONTROLLER_NAME;
+}
+
+/**
+ * The default IngressClass as the DefaultIngressClass admission plugin picks it: of those
+ * annotated default, the newest; of equally new ones, the first by name.
+ */
+export function defaultIngressClass<T extends IngressClass>(classes: readonly T[]): T | undefined {
+  const created = (c: IngressClass) => Date.parse(c.metadata?.creationTimestamp ?? '') || 0;
+  const byName = (a: IngressClass, b: IngressClass) => {
+    const [x, y] = [a.metadata?.name ?? '', b.metadata?.name ?? ''];
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  return classes
+    .filter((c) => c.metadata?.annotations?.[DEFAULT_INGRESS_CLASS_ANNOTATION] === 'true')
+    .sort((a, b) => created(b) - created(a) || byName(a, b))[0];
 }

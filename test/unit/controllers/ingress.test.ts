@@ -3,7 +3,7 @@
 // Ingress of the class (so clusters without Ingresses keep their addresses), the service's
 // endpoints listing the agent nodes on ports 80 and 443, the service's load balancer address
 // published into the status of the Ingresses the agents serve (and not into other
-// controllers'), and the RBAC of the agents' ingress part.
+// controllers'), the RBAC of the agents' ingress part, and the DefaultIngressClass admission.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node, Secret, Service } from '../../../src/api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../../src/api/types/discovery-v1.generated.js';
@@ -120,5 +120,55 @@ describe('ingress class, service and status', () => {
     await expect(agent.resource<Ingress>(INGRESSES).delete('default', 'ours')).rejects.toMatchObject({
       code: 403,
     });
+  });
+
+  it('admits an Ingress naming no class with the default class (DefaultIngressClass)', async () => {
+    const ingresses = cp.admin.resource<Ingress>(INGRESSES);
+    expect((await ingresses.get('default', 'ours')).spec?.ingressClassName).toBe('tkube');
+    const legacy = await ingresses.create({
+      metadata: {
+        name: 'legacy',
+        namespace: 'default',
+        annotations: { 'kubernetes.io/ingress.class': 'other' },
+      },
+      spec: { defaultBackend: backend },
+    });
+    expect(legacy.spec?.ingressClassName).toBeUndefined();
+    const named = await ingresses.create({
+      metadata: { name: 'named', namespace: 'default' },
+      spec: { ingressClassName: 'other', defaultBackend: backend },
+    });
+    expect(named.spec?.ingressClassName).toBe('other');
+  });
+
+  it('picks the newest of two default classes, and none when no class is default', async () => {
+    const classes = cp.admin.resource<IngressClass>(INGRESS_CLASSES);
+    const ingresses = cp.admin.resource<Ingress>(INGRESSES);
+    // Created after `tkube` (or in the same second, where the first name wins: `a-newer`).
+    await classes.create({
+      metadata: { name: 'a-newer', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } },
+      spec: { controller: 'example.com/other' },
+    });
+    const second = await ingresses.create({
+      metadata: { name: 'second', namespace: 'default' },
+      spec: { defaultBackend: backend },
+    });
+    expect(second.spec?.ingressClassName).toBe('a-newer');
+    for (const name of ['a-newer', 'tkube']) {
+      await classes.patch('', name, 'merge', {
+        metadata: { annotations: { 'ingressclass.kubernetes.io/is-default-class': 'false' } },
+      });
+    }
+    const none = await ingresses.create({
+      metadata: { name: 'none', namespace: 'default' },
+      spec: { defaultBackend: backend },
+    });
+    expect(none.spec?.ingressClassName).toBeUndefined();
+    // Only creations are defaulted.
+    await classes.patch('', 'tkube', 'merge', {
+      metadata: { annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } },
+    });
+    const updated = await ingresses.patch('default', 'none', 'merge', { metadata: { labels: { a: 'b' } } });
+    expect(updated.spec?.ingressClassName).toBeUndefined();
   });
 });

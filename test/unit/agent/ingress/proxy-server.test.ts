@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCertificateTable, defaultSecureContext } from '../../../../src/agent/ingress/certificates.js';
 import { resolveServiceBackend } from '../../../../src/agent/ingress/index.js';
 import { IngressProxy, type Resolution } from '../../../../src/agent/ingress/proxy-server.js';
-import { servedByTkube } from '../../../../src/api/ingress.js';
+import { defaultIngressClass, servedByTkube } from '../../../../src/api/ingress.js';
 import type { Secret } from '../../../../src/api/types/core-v1.generated.js';
 import type { Ingress } from '../../../../src/api/types/networking-v1.generated.js';
 import { selfSignedCertificate } from '../../../support/self-signed.js';
@@ -208,7 +208,7 @@ describe('ingress classes and backends', () => {
   };
   const other = { metadata: { name: 'nginx' }, spec: { controller: 'k8s.io/ingress-nginx' } };
 
-  it('serves Ingresses of its classes, and those without a class while its class is the only default', () => {
+  it('serves Ingresses of its classes, and those without a class while its class is the default', () => {
     const named = (name?: string): Ingress => ({ metadata: { name: 'i' }, spec: { ingressClassName: name } });
     expect(servedByTkube(named('tkube'), [tkube, other])).toBe(true);
     expect(servedByTkube(named('nginx'), [tkube, other])).toBe(false);
@@ -218,6 +218,24 @@ describe('ingress classes and backends', () => {
       metadata: { name: 'i', annotations: { 'kubernetes.io/ingress.class': 'nginx' } },
     };
     expect(servedByTkube(legacy, [tkube, other])).toBe(false);
+  });
+
+  it('takes the newest default class, of equally new ones the first by name (DefaultIngressClass)', () => {
+    const at = (name: string, time: string) => ({
+      metadata: {
+        name,
+        creationTimestamp: time,
+        annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' },
+      },
+    });
+    const old = at('old', '2026-01-01T00:00:00Z');
+    const newer = at('newer', '2026-01-02T00:00:00Z');
+    const tie = at('a-tie', '2026-01-02T00:00:00Z');
+    expect(defaultIngressClass([old, newer])?.metadata.name).toBe('newer');
+    expect(defaultIngressClass([old, newer, tie])?.metadata.name).toBe('a-tie');
+    expect(defaultIngressClass([other])).toBeUndefined();
+    const newerOther = { ...at('x', '2026-02-01T00:00:00Z'), spec: { controller: 'k8s.io/ingress-nginx' } };
+    expect(servedByTkube({ metadata: { name: 'i' } }, [tkube, newerOther])).toBe(false);
   });
 
   it('resolves service ports by name or number to the ClusterIP', () => {
