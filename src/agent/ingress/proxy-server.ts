@@ -1,6 +1,8 @@
 // The ingress controller's data plane (ingress-nginx's nginx): plain HTTP/1.1 on one port, TLS
 // on another with the certificate chosen by SNI and ALPN offering h2 and http/1.1. Requests are
-// forwarded to the backend over HTTP/1.1 with keep-alive, bodies streamed both ways; WebSocket
+// forwarded to the backend over HTTP/1.1 with keep-alive, headers taken from and passed on as raw
+// lists (repeated ones kept apart, no header objects built per request), bodies streamed both
+// ways and not piped at all when an HTTP/1.1 request has none; WebSocket
 // and other upgrades are joined byte for byte (src/api/upgrade-proxy.ts). Answers of its own are
 // ingress-nginx's: 404 when no rule matches, 503 when the backend service is missing or has no
 // port, 502 when the backend cannot be reached.
@@ -41,6 +43,9 @@ const HOP_BY_HOP = new Set([
   'proxy-authorization',
 ]);
 
+/** Request headers the proxy sets itself (the client's X-Forwarded-For is extended, not dropped). */
+const SET_HERE = new Set(['host', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip']);
+
 function statusPage(code: number, text: string): string {
   return `<html>\r\n<head><title>${code} ${text}</title></head>\r\n<body>\r\n<center><h1>${code} ${text}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
 }
@@ -58,8 +63,9 @@ export class IngressProxy {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 256, noDelay: true });
   private readonly httpServer: http.Server;
   private readonly tlsServer: tls.Server;
+  private readonly httpsServer: http.Server;
   private readonly h2Server: http2.Http2Server;
-  /** Every open client connection (TLS ones included), ended at close. */
+  /** Open TLS connections, ended at close (the HTTP servers end their own). */
   private readonly connections = new Set<Duplex>();
 
   constructor(private readonly options: IngressProxyOptions) {
@@ -71,6 +77,7 @@ export class IngressProxy {
     );
     // HTTP/1.1 over TLS: the same server fed the decrypted connection; X-Forwarded-Proto from the socket.
     const httpsServer = http.createServer((request, response) => onRequest(request, response, 'https'));
+    this.httpsServer = httpsServer;
     httpsServer.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) =>
       this.upgrade(request, socket, head),
     );
@@ -81,12 +88,10 @@ export class IngressProxy {
         done(null, options.secureContext(servername) ?? options.defaultContext),
       secureContext: options.defaultContext,
     });
-    for (const server of [this.httpServer, this.tlsServer]) {
-      server.on('connection', (socket: net.Socket) => {
-        this.connections.add(socket);
-        socket.once('close', () => this.connections.delete(socket));
-      });
-    }
+    this.tlsServer.on('connection', (socket: net.Socket) => {
+      this.connections.add(socket);
+      socket.once('close', () => this.connections.delete(socket));
+    });
     this.tlsServer.on('secureConnection', (socket: tls.TLSSocket) => {
       if (socket.alpnProtocol === 'h2') this.h2Server.emit('connection', socket);
       else httpsServer.emit('connection', socket);
@@ -114,6 +119,8 @@ export class IngressProxy {
 
   async close(): Promise<void> {
     for (const socket of this.connections) socket.destroy();
+    this.httpServer.closeAllConnections();
+    this.httpsServer.closeAllConnections();
     this.agent.destroy();
     await Promise.all([
       new Promise((resolve) => this.httpServer.close(resolve)),
@@ -123,39 +130,74 @@ export class IngressProxy {
   }
 
   private forward(request: AnyRequest, response: AnyResponse, scheme: string): void {
-    const host = requestHost(request);
+    // One pass over the raw header list (no header object built): the host, what to pass on,
+    // whether a body follows. HTTP/2 always streams its body (END_STREAM says when it ends).
+    const h2 = !(request instanceof http.IncomingMessage);
+    const raw = request.rawHeaders;
+    const passed: string[] = ['Host', ''];
+    let host = '';
+    let forwardedFor = '';
+    let cookies = '';
+    let hasBody = h2;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!;
+      const value = raw[i + 1]!;
+      const lower = name.toLowerCase();
+      if (lower === ':authority') host = value;
+      else if (lower === 'host') host ||= value;
+      else if (lower === 'content-length' || lower === 'transfer-encoding') hasBody = true;
+      else if (lower === 'x-forwarded-for') forwardedFor = forwardedFor ? `${forwardedFor}, ${value}` : value;
+      // HTTP/2 may split cookies; an HTTP/1.1 backend gets them as one header (RFC 9113 8.2.3).
+      else if (h2 && lower === 'cookie') cookies = cookies ? `${cookies}; ${value}` : value;
+      if (lower.charCodeAt(0) === 58 /* : */ || HOP_BY_HOP.has(lower) || SET_HERE.has(lower)) continue;
+      if (h2 && lower === 'cookie') continue;
+      passed.push(name, value);
+    }
     const target = this.options.resolve(host, request.url ?? '/');
     if (target.kind !== 'backend') {
       answer(response, target.kind === 'not-found' ? 404 : 503);
       request.resume();
       return;
     }
-    const headers: http.OutgoingHttpHeaders = { host };
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (name.startsWith(':') || HOP_BY_HOP.has(name) || name === 'host' || value === undefined) continue;
-      headers[name] = value;
-    }
+    passed[1] = host;
+    if (cookies) passed.push('cookie', cookies);
     const client = request.socket.remoteAddress ?? '';
-    const forwardedFor = request.headers['x-forwarded-for'];
-    headers['x-forwarded-for'] = forwardedFor ? `${String(forwardedFor)}, ${client}` : client;
-    headers['x-forwarded-host'] = host;
-    headers['x-forwarded-proto'] = scheme;
-    headers['x-real-ip'] = client;
+    passed.push(
+      'X-Forwarded-For',
+      forwardedFor ? `${forwardedFor}, ${client}` : client,
+      'X-Forwarded-Host',
+      host,
+      'X-Forwarded-Proto',
+      scheme,
+      'X-Real-IP',
+      client,
+    );
     const upstream = http.request(
       {
         host: target.host,
         port: target.port,
         method: request.method,
         path: request.url,
-        headers,
+        headers: passed as unknown as http.OutgoingHttpHeaders,
         agent: this.agent,
       },
       (reply) => {
-        const replyHeaders: http.OutgoingHttpHeaders = {};
-        for (const [name, value] of Object.entries(reply.headers)) {
-          if (!HOP_BY_HOP.has(name) && value !== undefined) replyHeaders[name] = value;
+        const status = reply.statusCode ?? 502;
+        if (h2) {
+          const replyHeaders: http.OutgoingHttpHeaders = {};
+          for (const [name, value] of Object.entries(reply.headers)) {
+            if (!HOP_BY_HOP.has(name) && value !== undefined) replyHeaders[name] = value;
+          }
+          response.writeHead(status, replyHeaders);
+        } else {
+          const rawReply = reply.rawHeaders;
+          const replyHeaders: string[] = [];
+          for (let i = 0; i < rawReply.length; i += 2) {
+            if (!HOP_BY_HOP.has(rawReply[i]!.toLowerCase()))
+              replyHeaders.push(rawReply[i]!, rawReply[i + 1]!);
+          }
+          (response as http.ServerResponse).writeHead(status, replyHeaders);
         }
-        response.writeHead(reply.statusCode ?? 502, replyHeaders);
         reply.pipe(response as NodeJS.WritableStream);
         reply.on('error', () => response.destroy());
       },
@@ -167,7 +209,9 @@ export class IngressProxy {
     response.on('close', () => {
       if (!response.writableFinished) upstream.destroy();
     });
-    (request as NodeJS.ReadableStream).pipe(upstream);
+    // An HTTP/1.1 request without Content-Length or Transfer-Encoding has no body (RFC 9112 6.3).
+    if (hasBody) (request as NodeJS.ReadableStream).pipe(upstream);
+    else upstream.end();
   }
 
   private upgrade(request: http.IncomingMessage, socket: Duplex, head: Buffer): void {

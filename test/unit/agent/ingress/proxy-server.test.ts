@@ -58,6 +58,12 @@ describe('ingress proxy', () => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
+        if (request.url === '/headers') {
+          // The headers as received (repeated ones kept apart) and two cookies set.
+          response.setHeader('set-cookie', ['a=1', 'b=2']);
+          response.end(JSON.stringify(request.rawHeaders));
+          return;
+        }
         response.setHeader('content-type', 'application/json');
         response.end(
           JSON.stringify({
@@ -128,6 +134,60 @@ describe('ingress proxy', () => {
     });
   });
 
+  it('passes repeated headers on, extends X-Forwarded-For and sets the other forwarded headers itself', async () => {
+    const { status, headers, rawHeaders } = await new Promise<http.IncomingMessage & { text: string }>(
+      (resolve, reject) => {
+        const request = http.request(
+          {
+            host: '127.0.0.1',
+            port: ports.http,
+            path: '/headers',
+            headers: [
+              'Host',
+              'site.test',
+              'X-Forwarded-For',
+              '10.0.0.1',
+              'X-Real-IP',
+              '6.6.6.6',
+              'X-Forwarded-Proto',
+              'https',
+              'Accept',
+              'text/plain',
+              'Accept',
+              'text/html',
+              'Connection',
+              'keep-alive',
+            ] as unknown as http.OutgoingHttpHeaders,
+          },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            response.on('end', () => resolve(Object.assign(response, { text })));
+          },
+        );
+        request.on('error', reject);
+        request.end();
+      },
+    ).then((response) => ({
+      status: response.statusCode,
+      headers: response.headers,
+      rawHeaders: JSON.parse(response.text) as string[],
+    }));
+    expect(status).toBe(200);
+    expect(headers['set-cookie']).toEqual(['a=1', 'b=2']);
+    const received = new Map<string, string[]>();
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i]!.toLowerCase();
+      received.set(name, [...(received.get(name) ?? []), rawHeaders[i + 1]!]);
+    }
+    expect(received.get('host')).toEqual(['site.test']);
+    expect(received.get('accept')).toEqual(['text/plain', 'text/html']);
+    expect(received.get('x-forwarded-for')).toEqual(['10.0.0.1, 127.0.0.1']);
+    expect(received.get('x-real-ip')).toEqual(['127.0.0.1']);
+    expect(received.get('x-forwarded-proto')).toEqual(['http']);
+    expect(received.get('x-forwarded-host')).toEqual(['site.test']);
+  });
+
   it("answers 404 without a rule and 503 for a missing service, as ingress-nginx's pages", async () => {
     const missing = await get('/nothing', 'site.test');
     expect(missing.status).toBe(404);
@@ -187,6 +247,32 @@ describe('ingress proxy', () => {
       host: 'secure.test',
       forwardedProto: 'https',
     });
+  });
+
+  it('joins the cookies an HTTP/2 client splits into one header for the HTTP/1.1 backend', async () => {
+    const session = http2.connect(`https://127.0.0.1:${ports.https}`, {
+      servername: 'secure.test',
+      ca: secure.cert,
+      checkServerIdentity: () => undefined,
+    });
+    const body = await new Promise<string>((resolve, reject) => {
+      const stream = session.request({
+        ':path': '/headers',
+        ':method': 'GET',
+        ':authority': 'secure.test',
+        cookie: ['a=1', 'b=2'],
+      });
+      let text = '';
+      stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      stream.on('end', () => resolve(text));
+      stream.on('error', reject);
+      stream.end();
+    });
+    session.close();
+    const raw = JSON.parse(body) as string[];
+    const cookies = raw.filter((_, i) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === 'cookie');
+    expect(cookies).toEqual(['a=1; b=2']);
+    expect(raw.filter((value, i) => i % 2 === 0 && value.startsWith(':'))).toEqual([]);
   });
 
   it('joins an upgraded connection to the backend both ways', async () => {
