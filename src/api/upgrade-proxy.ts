@@ -4,6 +4,7 @@
 // client unchanged. The apiserver uses it towards the kubelet, the kubelet towards the runtime's
 // streaming server.
 import type { Duplex } from 'node:stream';
+import { type ConnectionOptions, type TLSSocket, connect as tlsConnect } from 'node:tls';
 
 /** Header names that describe this hop's connection and are set again for the next. */
 const HOP_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'keep-alive']);
@@ -46,4 +47,20 @@ export function joinUpgraded(client: Duplex, backend: Duplex, head: string, buff
     client.pipe(backend);
     backend.pipe(client);
   });
+}
+
+/**
+ * Starts TLS over `raw` (or a socket of its own when `options` names no socket) and resolves once
+ * the handshake is done; on failure the raw connection is closed too.
+ */
+export async function secureConnection(options: ConnectionOptions, raw?: Duplex): Promise<TLSSocket> {
+  const socket = tlsConnect(raw ? { ...options, socket: raw } : options);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('secureConnect', resolve);
+    socket.once('error', (error) => {
+      raw?.destroy();
+      reject(error);
+    });
+  });
+  return socket;
 }

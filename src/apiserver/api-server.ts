@@ -381,7 +381,7 @@ export class ApiServer {
         sendText(
           ctx.res,
           200,
-          `${this.metrics.render()}${this.tunnels.metrics.render()}${this.podStreams.registry.render()}${this.flowControl.renderMetrics()}${this.webhookMetrics.render()}`,
+          `${this.metrics.render()}${this.tunnels.metrics.render()}${this.podStreams.registry.render()}${this.flowControl.renderMetrics()}${this.webhookMetrics.render()}${this.customResources.conversionMetrics.render()}`,
         ),
       ...options.paths,
     };

@@ -14,7 +14,7 @@ import { objectOf, SharedInformerFactory } from '../../client/informers/index.js
 import { PODS, SERVICES } from '../../client/resources.js';
 import { isConflict, isNotFound } from '../../client/rest/index.js';
 import type { Client } from '../../client/types.js';
-import { checkNodePorts } from './admission/node-ports.js';
+import { checkPodAdmission } from './admission/predicates.js';
 import { Backoff } from './backoff.js';
 import { CLUSTER_DNS_IP, CLUSTER_DOMAIN, type DnsSettings } from './config/dns.js';
 import { applyPodCgroup, removePodCgroup } from './config/pod-cgroup.js';
@@ -98,7 +98,7 @@ interface PodWorker {
   finished: boolean;
   /** The kubelet failed the pod itself (activeDeadlineSeconds, admission). */
   failure?: { reason: string; message: string };
-  /** Passed admission (its host ports were free): it counts for the pods admitted after it. */
+  /** Passed admission (resources, affinity, host ports, taints): it counts for the pods admitted after it. */
   admitted: boolean;
   /** The grace-0 delete of a terminated pod was sent. */
   deleteSent: boolean;
@@ -594,7 +594,12 @@ export class Kubelet {
       return undefined;
     }
     if (!worker.admitted) {
-      const rejection = checkNodePorts(pod, this.admittedPods(worker));
+      const rejection = checkPodAdmission(
+        pod,
+        this.options.node?.(),
+        [...this.admittedPods(worker)],
+        isStaticPod(pod),
+      );
       if (rejection) {
         this.record(podRef(pod), 'Warning', rejection.reason, rejection.message);
         worker.failure = { reason: rejection.reason, message: `Pod was rejected: ${rejection.message}` };
@@ -761,7 +766,7 @@ export class Kubelet {
 
   // --- helpers ---
 
-  /** The other pods admitted and still active (their host ports are in use). */
+  /** The other pods admitted and still active (their requests and host ports are in use). */
   private *admittedPods(except: PodWorker): Iterable<Pod> {
     for (const worker of this.workers.values()) {
       if (worker === except || !worker.admitted || worker.terminal || worker.removed || worker.done) continue;

@@ -3,14 +3,9 @@
 // volume's class, access-mode and volume-mode checks, a volume's node affinity, and
 // FindMatchingVolume — the smallest fitting volume for a claim.
 import { Quantity } from '../quantity.js';
-import { type Labels, labelSelectorFromObject, newLabelRequirement } from '../selectors/index.js';
-import type {
-  NodeSelectorRequirement,
-  NodeSelectorTerm,
-  ObjectReference,
-  PersistentVolume,
-  PersistentVolumeClaim,
-} from '../types/core-v1.generated.js';
+import { ParsedNodeSelector } from '../scheduling/node-selector.js';
+import { type Labels, labelSelectorFromObject } from '../selectors/index.js';
+import type { ObjectReference, PersistentVolume, PersistentVolumeClaim } from '../types/core-v1.generated.js';
 import type { StorageClass } from '../types/storage-v1.generated.js';
 
 export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
@@ -99,42 +94,9 @@ export function isDelayBinding(
  * its terms must match the node's labels (and `metadata.name` fields the node's name).
  */
 export function volumeFitsNode(volume: PersistentVolume, nodeName: string, labels: Labels): boolean {
-  const terms = volume.spec?.nodeAffinity?.required?.nodeSelectorTerms;
-  if (!terms) return true;
-  return terms.some((term) => termMatches(term, nodeName, labels));
-}
-
-const OPERATORS = {
-  In: 'in',
-  NotIn: 'notin',
-  Exists: 'exists',
-  DoesNotExist: '!',
-  Gt: 'gt',
-  Lt: 'lt',
-} as const;
-
-function termMatches(term: NodeSelectorTerm, nodeName: string, labels: Labels): boolean {
-  const expressions = term.matchExpressions ?? [];
-  const fields = term.matchFields ?? [];
-  if (expressions.length + fields.length === 0) return false;
-  try {
-    return (
-      expressions.every((expression) => requirementOf(expression).matches(labels)) &&
-      fields.every(
-        (field) =>
-          field.key === 'metadata.name' && requirementOf(field).matches({ 'metadata.name': nodeName }),
-      )
-    );
-  } catch {
-    // A term that does not parse matches nothing, as upstream's nodeaffinity helper.
-    return false;
-  }
-}
-
-function requirementOf(expression: NodeSelectorRequirement) {
-  const operator = OPERATORS[expression.operator as keyof typeof OPERATORS];
-  if (operator === undefined) throw new Error(`${expression.operator} is not a valid node selector operator`);
-  return newLabelRequirement(expression.key, operator, expression.values ?? []);
+  const required = volume.spec?.nodeAffinity?.required;
+  if (!required?.nodeSelectorTerms) return true;
+  return new ParsedNodeSelector(required).matches(labels ?? {}, nodeName);
 }
 
 /** checkVolumeSatisfyClaim's reasons (pv_controller.go), or undefined when the volume satisfies the claim. */

@@ -5,12 +5,12 @@
 // `<service>.<namespace>.svc`, presenting the front-proxy client certificate.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex, Readable } from 'node:stream';
-import { connect as tlsConnect } from 'node:tls';
 import { dialErrorText } from '../../api/go-net-errors.js';
 import type { KubeObject } from '../../api/object.js';
 import { goQuote } from '../../api/selectors/go-text.js';
 import type { APIService } from '../../api/types/apiregistration-v1.generated.js';
 import type { Endpoints, Service } from '../../api/types/core-v1.generated.js';
+import { secureConnection } from '../../api/upgrade-proxy.js';
 import type { IssuedCertificate } from '../../pki/certificates.js';
 import { sendToKubelet } from '../handlers/kubelet-connection.js';
 import type { ResourceStore } from '../registry/resource-store.js';
@@ -83,23 +83,17 @@ export async function dialApiService(deps: BackendDeps, apiService: APIService, 
   } catch (error) {
     throw new Error(dialErrorText(`${url.hostname}:${port}`, error));
   }
-  const socket = tlsConnect({
-    socket: raw,
-    host,
-    servername: `${ref?.name ?? ''}.${ref?.namespace ?? ''}.svc`,
-    ca: caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined,
-    cert: client.certificatePem,
-    key: client.privateKeyPem,
-    rejectUnauthorized: apiService.spec?.insecureSkipTLSVerify !== true,
-  });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('secureConnect', resolve);
-    socket.once('error', (error) => {
-      raw.destroy();
-      reject(error);
-    });
-  });
-  return socket;
+  return secureConnection(
+    {
+      host,
+      servername: `${ref?.name ?? ''}.${ref?.namespace ?? ''}.svc`,
+      ca: caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined,
+      cert: client.certificatePem,
+      key: client.privateKeyPem,
+      rejectUnauthorized: apiService.spec?.insecureSkipTLSVerify !== true,
+    },
+    raw,
+  );
 }
 
 /** Sends one request to the APIService's server; rejects with the dial or TLS error's text. */

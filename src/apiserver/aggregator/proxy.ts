@@ -8,10 +8,11 @@ import type { Duplex } from 'node:stream';
 import type { APIService } from '../../api/types/apiregistration-v1.generated.js';
 import { joinUpgraded, requestHead } from '../../api/upgrade-proxy.js';
 import { streamResponse } from '../handlers/kubelet-connection.js';
-import { copyHeaders, hasBody, isUpgradeRequest } from '../handlers/proxy-forward.js';
+import { copyHeaders, hasBody } from '../handlers/proxy-forward.js';
 import { sendText } from '../http/respond.js';
 import type { RequestContext, UserInfo } from '../http/types.js';
 import { badRequest } from '../status.js';
+import { isUpgradeRequest } from '../streaming/websocket-protocols.js';
 import {
   type BackendDeps,
   dialApiService,

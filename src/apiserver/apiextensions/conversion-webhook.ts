@@ -31,8 +31,23 @@ export type BatchConverter = (
   asList: boolean,
 ) => Promise<KubeObject[]>;
 
+/** Why a conversion webhook call failed, as upstream's `failure_type` metric label names it. */
+export type ConversionFailureType =
+  | 'conversion_webhook_call_failure'
+  | 'conversion_webhook_malformed_response_failure'
+  | 'conversion_webhook_partial_response_failure'
+  | 'conversion_webhook_invalid_converted_object_failure'
+  | 'conversion_webhook_no_objects_returned_failure';
+
 /** A failed conversion; the message is upstream's `conversion webhook for <gvk> ...` text. */
-export class ConversionError extends Error {}
+export class ConversionError extends Error {
+  constructor(
+    message: string,
+    readonly failureType: ConversionFailureType = 'conversion_webhook_invalid_converted_object_failure',
+  ) {
+    super(message);
+  }
+}
 
 /** Go's GroupVersionKind.String(): `group/version, Kind=kind` (core: `/v1, Kind=...`). */
 function gvkString(apiVersion: string, kind: string): string {
@@ -72,7 +87,8 @@ export function conversionWebhookConverter(
       asList ? `${first.kind ?? ''}List` : (first.kind ?? ''),
     );
     // Validation admits no CRD without a known version: upstream's text, without the prefix.
-    if (reviewVersion === undefined) throw new ConversionError('no supported conversion review versions');
+    if (reviewVersion === undefined)
+      throw new ConversionError('no supported conversion review versions', 'conversion_webhook_call_failure');
     const uid = randomUUID();
     const reviewApiVersion = `apiextensions.k8s.io/${reviewVersion}`;
     const review = {
@@ -87,17 +103,24 @@ export function conversionWebhookConverter(
       if (!(error instanceof WebhookCallError)) throw error;
       // The admission client words its failures for admission; the REST client's error is the rest.
       const reason = error.message.replace(/^failed to call webhook: /, '');
-      throw new ConversionError(`conversion webhook for ${subject} failed: ${reason}`);
+      throw new ConversionError(
+        `conversion webhook for ${subject} failed: ${reason}`,
+        'conversion_webhook_call_failure',
+      );
     }
     let converted: unknown[];
     try {
       converted = convertedObjectsOf(answer, reviewVersion, reviewApiVersion, uid);
     } catch (error) {
-      throw new ConversionError(`conversion webhook for ${subject} failed: ${(error as Error).message}`);
+      throw new ConversionError(
+        `conversion webhook for ${subject} failed: ${(error as Error).message}`,
+        'conversion_webhook_malformed_response_failure',
+      );
     }
     if (converted.length !== pending.length) {
       throw new ConversionError(
         `conversion webhook for ${subject} returned ${converted.length} objects, expected ${pending.length}`,
+        'conversion_webhook_partial_response_failure',
       );
     }
     if (!asList) return [checkedObject(pending[0]!, converted[0], apiVersion, subject)];

@@ -6,6 +6,7 @@ import type { KubeObject } from '../../api/object.js';
 import type { WebhookClientDeps } from '../admission/webhook/client.js';
 import { fieldsOf, stringOf, stringsOf } from '../registry/validation/json.js';
 import { internalError, unknownError } from '../status.js';
+import type { ConversionWebhookMetrics } from './conversion-metrics.js';
 import { ConversionError, conversionWebhookConverter } from './conversion-webhook.js';
 
 /** Converts `object` to `apiVersion` (a version of the same group); returns it as is when equal. */
@@ -40,6 +41,7 @@ export function customResourceConverter(strategy: string, kind: string): CustomR
 export function customResourceWebhookConverter(
   conversion: unknown,
   client: WebhookClientDeps,
+  metrics?: { crdName: string; registry: ConversionWebhookMetrics },
 ): AsyncCustomResourceConverter | undefined {
   const fields = fieldsOf(conversion);
   if (stringOf(fields.strategy) !== 'Webhook') return undefined;
@@ -52,12 +54,34 @@ export function customResourceWebhookConverter(
     client,
   );
   return async (objects, apiVersion, asList) => {
+    // Only calls that reach the webhook are recorded (objects already in the version need none).
+    const from = objects.find((object) => object.apiVersion !== apiVersion)?.apiVersion;
+    const started = performance.now();
+    const observe = (failureType?: ConversionError['failureType']) =>
+      from !== undefined &&
+      metrics?.registry.observe({
+        crdName: metrics.crdName,
+        fromVersion: versionOf(from),
+        toVersion: versionOf(apiVersion),
+        seconds: (performance.now() - started) / 1000,
+        failureType,
+      });
     try {
-      return await convert(objects, apiVersion, asList);
+      const converted = await convert(objects, apiVersion, asList);
+      observe();
+      return converted;
     } catch (error) {
       // Upstream's storage codec returns the converter's error as it is: not an API status.
-      if (error instanceof ConversionError) throw unknownError(error.message);
+      if (error instanceof ConversionError) {
+        observe(error.failureType);
+        throw unknownError(error.message);
+      }
       throw error;
     }
   };
+}
+
+/** The version of `group/version` (or of a core `version`). */
+function versionOf(apiVersion: string): string {
+  return apiVersion.slice(apiVersion.indexOf('/') + 1);
 }

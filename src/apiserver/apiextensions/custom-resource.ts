@@ -17,6 +17,7 @@ import { fieldsOf, isJsonObject, stringOf } from '../registry/validation/json.js
 import { nameIsDnsSubdomain } from '../registry/validation/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
 import { customResourceConverter, customResourceWebhookConverter } from './conversion.js';
+import type { ConversionWebhookMetrics } from './conversion-metrics.js';
 import { acceptedNames, type CrdVersion, crdSpec } from './crd-object.js';
 import { customResourcePrinter } from './printer-columns.js';
 import { scaleAdapter } from './scale.js';
@@ -126,6 +127,7 @@ export function servedVersion(
   crd: KubeObject,
   version: CrdVersion,
   webhookClient: WebhookClientDeps = {},
+  conversionMetrics?: ConversionWebhookMetrics,
 ): ServedVersion {
   const spec = crdSpec(crd);
   const names = acceptedNames(crd);
@@ -237,7 +239,11 @@ export function servedVersion(
     },
     toStorage: (object) => convert({ ...object }, storageApiVersion),
   };
-  const webhookConvert = customResourceWebhookConverter(spec.raw.conversion, webhookClient);
+  const webhookConvert = customResourceWebhookConverter(
+    spec.raw.conversion,
+    webhookClient,
+    conversionMetrics && { crdName: crd.metadata?.name ?? '', registry: conversionMetrics },
+  );
   if (webhookConvert) {
     codec.convertAsync = async (objects, to, asList) => {
       if (to === 'served') return webhookConvert(objects, servedApiVersion, asList);

@@ -10,6 +10,7 @@ import { compareKubeAwareVersions } from '../discovery/group-order.js';
 import { BUILTIN_TABLE, type ResourceTable } from '../discovery/table.js';
 import type { SchemaSource } from '../openapi/schema-source.js';
 import { type NamespaceCheck, ResourceStore } from '../registry/resource-store.js';
+import { ConversionWebhookMetrics } from './conversion-metrics.js';
 import { conditionTrue, crdSpec } from './crd-object.js';
 import { servedVersion } from './custom-resource.js';
 import { customResourceSchemas } from './openapi.js';
@@ -45,6 +46,8 @@ export class CustomResourceRegistry {
     private readonly registrar: ResourceRegistrar,
     /** How conversion webhooks are reached (Services through the apiserver's resolver). */
     private readonly webhookClient: WebhookClientDeps = {},
+    /** What conversion webhook calls cost and how they end (rendered at /metrics). */
+    readonly conversionMetrics = new ConversionWebhookMetrics(),
   ) {}
 
   /** Serves what `crd` defines now (nothing once it is gone or its names are not accepted). */
@@ -65,7 +68,12 @@ export class CustomResourceRegistry {
       };
       for (const version of crdSpec(crd).versions) {
         if (!version.served) continue;
-        const { info, strategy, codec, serving } = servedVersion(crd, version, this.webhookClient);
+        const { info, strategy, codec, serving } = servedVersion(
+          crd,
+          version,
+          this.webhookClient,
+          this.conversionMetrics,
+        );
         const resourceStore = new ResourceStore(info, strategy, this.store, this.checkNamespace, codec);
         resourceStore.custom = { ...serving, terminating: () => entry.terminating };
         this.registrar.prepare(resourceStore);
@@ -84,7 +92,7 @@ export class CustomResourceRegistry {
   storageStore(crd: KubeObject): ResourceStore | undefined {
     const version = crdSpec(crd).versions.find((candidate) => candidate.storage);
     if (!version) return undefined;
-    const { info, strategy, codec } = servedVersion(crd, version, this.webhookClient);
+    const { info, strategy, codec } = servedVersion(crd, version, this.webhookClient, this.conversionMetrics);
     return new ResourceStore(info, strategy, this.store, this.checkNamespace, codec);
   }
 

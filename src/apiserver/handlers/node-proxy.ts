@@ -17,11 +17,6 @@ export function nodeProxyHandler(deps: NodeProxyDeps): ProxyHandler {
     if (ctx.query.has('dryRun')) throw badRequest('dryRun is not supported');
     const location = await nodeProxyLocation(nodes, request.name);
     const credentials = location.kubelet ? await deps.credentials() : undefined;
-    await forwardProxyRequest(
-      ctx,
-      request,
-      { origin: location.origin, credentials, dial: deps.dial },
-      'nodes/proxy',
-    );
+    await forwardProxyRequest(ctx, request, { origin: location.origin, credentials, dial: deps.dial });
   };
 }

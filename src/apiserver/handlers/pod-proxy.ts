@@ -48,6 +48,6 @@ export function podProxyHandler(deps: PodDialDeps): ProxyHandler {
   return async (ctx, pods, request) => {
     if (ctx.query.has('dryRun')) throw badRequest('dryRun is not supported');
     const origin = await podProxyLocation(pods, request.namespace, request.name);
-    await forwardProxyRequest(ctx, request, { origin, dial: deps.dial }, 'pods/proxy');
+    await forwardProxyRequest(ctx, request, { origin, dial: deps.dial });
   };
 }

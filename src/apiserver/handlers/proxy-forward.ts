@@ -12,7 +12,8 @@ import { deflateRaw, gunzip, gzip, inflateRaw } from 'node:zlib';
 import type { ApiRequest, RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { ResourceRequestInfo } from '../request-info.js';
-import { badRequest, internalError, StatusError } from '../status.js';
+import { internalError, StatusError } from '../status.js';
+import { isUpgradeRequest } from '../streaming/websocket-protocols.js';
 import {
   type KubeletClientCredentials,
   type KubeletRequest,
@@ -20,6 +21,7 @@ import {
   streamResponse,
 } from './kubelet-connection.js';
 import { rewriteHtmlLinks } from './proxy-html.js';
+import { forwardUpgrade } from './proxy-upgrade.js';
 
 /** Serves one proxy subresource (nodes/proxy, pods/proxy, services/proxy) of one object. */
 export type ProxyHandler = (
@@ -69,13 +71,6 @@ export function copyHeaders(headers: IncomingHttpHeaders, drop: (name: string) =
     if (!drop(name)) copied[name] = value;
   }
   return copied;
-}
-
-/** httpstream.IsUpgradeRequest: a Connection header naming Upgrade. */
-export function isUpgradeRequest(headers: IncomingHttpHeaders): boolean {
-  return String(headers.connection ?? '')
-    .toLowerCase()
-    .includes('upgrade');
 }
 
 export function hasBody(req: ApiRequest): boolean {
@@ -153,18 +148,12 @@ async function rewrittenHtml(
   }
 }
 
-/** Forwards the request to `backend`; `subresource` (`pods/proxy` …) words the upgrade refusal. */
+/** Forwards the request to `backend`, an upgrade request over a connection of its own. */
 export async function forwardProxyRequest(
   ctx: RequestContext,
   request: ResourceRequestInfo,
   backend: ProxyBackend,
-  subresource: string,
 ): Promise<void> {
-  if (isUpgradeRequest(ctx.headers)) {
-    throw badRequest(
-      `upgrade requests (exec, attach, port-forward, websockets) through ${subresource} are not supported`,
-    );
-  }
   let path = cleanProxyPath(request.proxyPath ?? '');
   if (!path.endsWith('/') && ctx.path.endsWith('/')) path += '/';
   const target = ctx.req.url ?? '';
@@ -184,6 +173,7 @@ export async function forwardProxyRequest(
   const forwardedUri = posix.join(pathPrepend, path);
   headers['x-forwarded-uri'] =
     path.endsWith('/') && !forwardedUri.endsWith('/') ? `${forwardedUri}/` : forwardedUri;
+  if (isUpgradeRequest(ctx.headers)) return forwardUpgrade(ctx, backend, url, headers);
   const response = await sendToKubelet(
     {
       url,

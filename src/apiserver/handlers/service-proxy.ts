@@ -79,6 +79,6 @@ export function serviceProxyHandler(deps: PodDialDeps & { stores: () => ServiceS
   return async (ctx, _services, request) => {
     if (ctx.query.has('dryRun')) throw badRequest('dryRun is not supported');
     const origin = await serviceProxyLocation(deps.stores(), request.namespace, request.name);
-    await forwardProxyRequest(ctx, request, { origin, dial: deps.dial }, 'services/proxy');
+    await forwardProxyRequest(ctx, request, { origin, dial: deps.dial });
   };
 }

@@ -4,10 +4,10 @@
 // node a pod targets.
 
 import { TEMPLATE_GENERATION_ANNOTATION, TEMPLATE_GENERATION_LABEL } from '../../api/daemon-sets.js';
+import { RequiredNodeAffinity } from '../../api/scheduling/node-selector.js';
+import { findMatchingUntoleratedTaint } from '../../api/scheduling/taints.js';
 import type { DaemonSet } from '../../api/types/apps-v1.generated.js';
 import type { Affinity, Node, Pod, PodTemplateSpec, Toleration } from '../../api/types/core-v1.generated.js';
-import { RequiredNodeAffinity } from '../../scheduler/plugins/helpers/node-selector.js';
-import { findMatchingUntoleratedTaint } from '../../scheduler/plugins/helpers/taints.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../history/controller-history.js';
 
 const exists = (key: string, effect: string): Toleration => ({ key, operator: 'Exists', effect });

@@ -1,7 +1,8 @@
 // Which tolerations let a pod stay on a node with NoExecute taints, and for how long
 // (v1helper.GetMatchingTolerations and the taint manager's getMinTolerationTime).
+
+import { toleratesTaint } from '../../api/scheduling/taints.js';
 import type { Taint, Toleration } from '../../api/types/core-v1.generated.js';
-import { toleratesTaint } from '../../scheduler/plugins/helpers/taints.js';
 
 /** Whether every taint is tolerated, and the first toleration matching each taint. */
 export function matchingTolerations(

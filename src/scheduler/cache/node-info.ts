@@ -3,9 +3,9 @@
 // each cycle's snapshot.
 
 import { HostPortInfo } from '../../api/host-ports.js';
+import { Resource } from '../../api/scheduling/resource.js';
 import type { Node, Taint } from '../../api/types/core-v1.generated.js';
 import type { PodInfo } from './pod-info.js';
-import { Resource } from './resource.js';
 
 /** An image on a node, and on how many nodes it is (for ImageLocality's spread factor). */
 export interface ImageStateSummary {

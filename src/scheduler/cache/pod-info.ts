@@ -1,6 +1,8 @@
 // A pod with everything the scheduler derives from it computed once (framework.PodInfo): its
 // requests, non-zero requests for scoring, host ports and parsed affinity terms.
 import { hostPortsOf } from '../../api/host-ports.js';
+import { podRequests } from '../../api/scheduling/pod-requests.js';
+import type { Resource } from '../../api/scheduling/resource.js';
 import type { ContainerPort, Pod } from '../../api/types/core-v1.generated.js';
 import {
   type AffinityTerm,
@@ -8,8 +10,6 @@ import {
   type WeightedAffinityTerm,
   weightedAffinityTermsOf,
 } from './affinity-term.js';
-import { podRequests } from './pod-requests.js';
-import type { Resource } from './resource.js';
 
 /** The identity the cache and queue key pods by: the UID, else namespace/name. */
 export function podKey(pod: Pod): string {

@@ -1,7 +1,8 @@
 // Cluster events (framework.ClusterEvent): what changed, so the queue can move back exactly the
 // unschedulable pods whose rejecting plugins care about that change.
+
+import { podRequests } from '../../api/scheduling/pod-requests.js';
 import type { Node, Pod } from '../../api/types/core-v1.generated.js';
-import { podRequests } from '../cache/pod-requests.js';
 
 /** Bits of what happened to an object. */
 export const ActionType = {

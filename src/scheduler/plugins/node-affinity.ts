@@ -1,6 +1,13 @@
 // NodeAffinity: the pod's nodeSelector and required node affinity must match the node (Filter);
 // preferred terms add their weights to the node's score (Score, normalised so the best node gets
 // 100). A required affinity naming nodes via matchFields metadata.name narrows the nodes filtered.
+
+import {
+  parsePreferredSchedulingTerms,
+  type RequiredNodeAffinity,
+  requiredNodeAffinityOf,
+  type WeightedNodeSelectorTerm,
+} from '../../api/scheduling/node-selector.js';
 import type { Node } from '../../api/types/core-v1.generated.js';
 import type { NodeInfo } from '../cache/node-info.js';
 import type { PodInfo } from '../cache/pod-info.js';
@@ -17,12 +24,6 @@ import type {
   ScorePlugin,
 } from '../framework/interfaces.js';
 import { Status } from '../framework/status.js';
-import {
-  parsePreferredSchedulingTerms,
-  type RequiredNodeAffinity,
-  requiredNodeAffinityOf,
-  type WeightedNodeSelectorTerm,
-} from './helpers/node-selector.js';
 import { defaultNormalizeScore } from './helpers/normalize-score.js';
 import { PluginNames } from './names.js';
 

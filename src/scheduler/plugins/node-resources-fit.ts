@@ -3,11 +3,11 @@
 // the pod overhead (Filter). Score: LeastAllocated, the more left free the better, by default over
 // cpu and memory with equal weights.
 
-import { isExtendedResourceName } from '../../api/resource-names.js';
+import type { Resource } from '../../api/scheduling/resource.js';
+import { insufficientResources } from '../../api/scheduling/resource-fit.js';
 import type { Node, Pod } from '../../api/types/core-v1.generated.js';
 import { NodeInfo } from '../cache/node-info.js';
 import { PodInfo } from '../cache/pod-info.js';
-import type { Resource } from '../cache/resource.js';
 import { type CycleState, ImmutableState } from '../framework/cycle-state.js';
 import { ActionType } from '../framework/events.js';
 import { MAX_NODE_SCORE } from '../framework/framework.js';
@@ -44,93 +44,6 @@ export interface NodeResourcesFitArgs {
     readonly type: ScoringStrategyType;
     readonly resources?: readonly ResourceSpec[];
   };
-}
-
-export interface InsufficientResource {
-  readonly resourceName: string;
-  readonly reason: string;
-  readonly requested: number;
-  readonly used: number;
-  readonly capacity: number;
-}
-
-/** The resources the node lacks for the pod (noderesources.fitsRequest). */
-export function insufficientResources(
-  request: Resource,
-  nodeInfo: NodeInfo,
-  ignoredResources: ReadonlySet<string> = new Set(),
-  ignoredGroups: ReadonlySet<string> = new Set(),
-): InsufficientResource[] {
-  const result: InsufficientResource[] = [];
-  const allocatable = nodeInfo.allocatable;
-  const used = nodeInfo.requested;
-  if (nodeInfo.pods.length + 1 > allocatable.allowedPodNumber) {
-    result.push({
-      resourceName: 'pods',
-      reason: 'Too many pods',
-      requested: 1,
-      used: nodeInfo.pods.length,
-      capacity: allocatable.allowedPodNumber,
-    });
-  }
-  const scalars = request.scalar;
-  if (
-    request.milliCPU === 0 &&
-    request.memory === 0 &&
-    request.ephemeralStorage === 0 &&
-    (scalars === null || scalars.size === 0)
-  ) {
-    return result;
-  }
-  if (request.milliCPU > 0 && request.milliCPU > allocatable.milliCPU - used.milliCPU) {
-    result.push({
-      resourceName: 'cpu',
-      reason: 'Insufficient cpu',
-      requested: request.milliCPU,
-      used: used.milliCPU,
-      capacity: allocatable.milliCPU,
-    });
-  }
-  if (request.memory > 0 && request.memory > allocatable.memory - used.memory) {
-    result.push({
-      resourceName: 'memory',
-      reason: 'Insufficient memory',
-      requested: request.memory,
-      used: used.memory,
-      capacity: allocatable.memory,
-    });
-  }
-  if (
-    request.ephemeralStorage > 0 &&
-    request.ephemeralStorage > allocatable.ephemeralStorage - used.ephemeralStorage
-  ) {
-    result.push({
-      resourceName: 'ephemeral-storage',
-      reason: 'Insufficient ephemeral-storage',
-      requested: request.ephemeralStorage,
-      used: used.ephemeralStorage,
-      capacity: allocatable.ephemeralStorage,
-    });
-  }
-  if (scalars !== null) {
-    for (const [name, quantity] of scalars) {
-      if (quantity === 0) continue;
-      if (isExtendedResourceName(name)) {
-        const group = name.split('/')[0] ?? '';
-        if (ignoredResources.has(name) || ignoredGroups.has(group)) continue;
-      }
-      if (quantity > allocatable.scalarOf(name) - used.scalarOf(name)) {
-        result.push({
-          resourceName: name,
-          reason: `Insufficient ${name}`,
-          requested: quantity,
-          used: used.scalarOf(name),
-          capacity: allocatable.scalarOf(name),
-        });
-      }
-    }
-  }
-  return result;
 }
 
 /** Whether the pod would fit the node if it were empty (for queueing hints). */

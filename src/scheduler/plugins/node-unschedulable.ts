@@ -1,5 +1,7 @@
 // NodeUnschedulable: cordoned nodes (spec.unschedulable) take no pods, except pods tolerating the
 // node.kubernetes.io/unschedulable:NoSchedule taint.
+
+import { tolerationsTolerateTaint } from '../../api/scheduling/taints.js';
 import type { Node } from '../../api/types/core-v1.generated.js';
 import type { NodeInfo } from '../cache/node-info.js';
 import type { PodInfo } from '../cache/pod-info.js';
@@ -7,7 +9,6 @@ import type { CycleState } from '../framework/cycle-state.js';
 import { ActionType } from '../framework/events.js';
 import type { ClusterEventWithHint, EnqueueExtensions, FilterPlugin } from '../framework/interfaces.js';
 import { Status } from '../framework/status.js';
-import { tolerationsTolerateTaint } from './helpers/taints.js';
 import { PluginNames } from './names.js';
 
 export const ERR_REASON_UNSCHEDULABLE = 'node(s) were unschedulable';

@@ -1,13 +1,14 @@
 // What the resource scores compare (noderesources resourceAllocationScorer): for each scored
 // resource, the node's allocatable and what would be requested on it with this pod added.
-import type { NodeInfo } from '../cache/node-info.js';
-import type { Resource } from '../cache/resource.js';
+
 import {
   isScalarResource,
   RESOURCE_CPU,
   RESOURCE_EPHEMERAL_STORAGE,
   RESOURCE_MEMORY,
-} from '../cache/resource-names.js';
+} from '../../api/resource-names.js';
+import type { Resource } from '../../api/scheduling/resource.js';
+import type { NodeInfo } from '../cache/node-info.js';
 
 export interface ResourceSpec {
   readonly name: string;

@@ -1,5 +1,11 @@
 // TaintToleration: NoSchedule / NoExecute taints the pod does not tolerate keep it off a node;
 // untolerated PreferNoSchedule taints lower the node's score (fewer is better).
+
+import {
+  findMatchingUntoleratedTaint,
+  isDoNotScheduleTaint,
+  tolerationsTolerateTaint,
+} from '../../api/scheduling/taints.js';
 import type { Node, Toleration } from '../../api/types/core-v1.generated.js';
 import type { NodeInfo } from '../cache/node-info.js';
 import type { PodInfo } from '../cache/pod-info.js';
@@ -15,11 +21,6 @@ import type {
 } from '../framework/interfaces.js';
 import { Status } from '../framework/status.js';
 import { defaultNormalizeScore } from './helpers/normalize-score.js';
-import {
-  findMatchingUntoleratedTaint,
-  isDoNotScheduleTaint,
-  tolerationsTolerateTaint,
-} from './helpers/taints.js';
 import { PluginNames } from './names.js';
 import { isPodObject } from './scheduling-gates.js';
 

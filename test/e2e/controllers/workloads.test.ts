@@ -361,7 +361,7 @@ spec:
     expect(after.map((pod) => pod.metadata?.name)).toContain(untouched);
   }, 300_000);
 
-  it("fails a pod bound to a node whose host port is taken there, as the kubelet's admission does", async () => {
+  it("fails a pod bound to a node that cannot take it (host port, cpu, nodeSelector), as the kubelet's admission does", async () => {
     const node = cluster.nodes[0]!;
     const pod = (name: string): Pod => ({
       metadata: { name, namespace: 'default', labels: { app: 'ports' } },
@@ -390,6 +390,32 @@ spec:
     expect(late.status).toMatchObject({
       reason: 'NodePorts',
       message: 'Pod was rejected: Predicate NodePorts failed',
+    });
+    // More cpu than the node has, and a nodeSelector the node does not match.
+    const greedy = pod('greedy');
+    greedy.spec!.containers[0]!.ports = [];
+    greedy.spec!.containers[0]!.resources = { requests: { cpu: '1000' } };
+    const elsewhere = pod('elsewhere');
+    elsewhere.spec!.containers[0]!.ports = [];
+    elsewhere.spec!.nodeSelector = { 'kubernetes.io/hostname': 'no-such-node' };
+    await cluster.pods.create(greedy);
+    await cluster.pods.create(elsewhere);
+    const failed = (name: string) =>
+      waitFor(
+        () => cluster.pods.get('default', name),
+        (p) => p.status?.phase === 'Failed',
+        60_000,
+        `${name} to be rejected`,
+      );
+    expect((await failed('greedy')).status).toMatchObject({
+      reason: 'OutOfcpu',
+      message: expect.stringMatching(
+        /^Pod was rejected: Node didn't have enough resource: cpu, requested: 1000000, used: \d+, capacity: \d+$/,
+      ),
+    });
+    expect((await failed('elsewhere')).status).toMatchObject({
+      reason: 'NodeAffinity',
+      message: 'Pod was rejected: Predicate NodeAffinity failed',
     });
     await ok(['delete', 'pods', '-l', 'app=ports', '--grace-period=0', '--force']);
   }, 120_000);

@@ -2,8 +2,9 @@
 // `tkube up` makes it (pods reached through their node's tunnel, kubelets directly) and one with
 // the apiserver's tunnel forced (TKUBE_APISERVER_TUNNEL=always: every connection from the control
 // plane into a node goes through the tunnel its agent holds open). A busybox httpd pod serves a
-// page on 8080 behind the Service `web` (port 80).
+// page on 8080 behind the Service `web` (port 80), and an upgrade echo on 9090 (port 90).
 import { readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,38 @@ import {
   waitFor,
   waitForPod,
 } from '../kubelet/pods-support.js';
+
+/** An upgrade server in busybox: reads the request head, answers 101, then `cat` echoes. */
+const UPGRADE_ECHO = [
+  `printf '%s\\n' 'while IFS= read -r line; do case "$line" in ""|"$(printf "\\r")") break;; esac; done'`,
+  ` 'printf "HTTP/1.1 101 Switching Protocols\\r\\nConnection: Upgrade\\r\\nUpgrade: echo\\r\\n\\r\\n"'`,
+  ` 'exec cat' > /tmp/up.sh; exec nc -ll -p 9090 -e sh /tmp/up.sh`,
+].join('');
+
+/** What comes back for an upgrade request for `path` sent to `kubectl proxy` at `port`, after `payload`. */
+async function upgradeThroughKubectlProxy(port: number, path: string, payload: string): Promise<string> {
+  const socket = connect({ host: '127.0.0.1', port });
+  let received = '';
+  let sent = false;
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('utf8');
+    if (!sent && received.includes('\r\n\r\n')) {
+      sent = true;
+      socket.write(payload);
+    }
+  });
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n`);
+  try {
+    return await waitFor(
+      async () => received,
+      (text) => text.includes(payload) || (text.includes('\r\n\r\n') && !text.startsWith('HTTP/1.1 101')),
+      20_000,
+      `the upgrade through ${path}`,
+    );
+  } finally {
+    socket.destroy();
+  }
+}
 
 const manifests = {
   apiVersion: 'v1',
@@ -39,6 +72,13 @@ const manifests = {
             ],
             ports: [{ containerPort: 8080, name: 'http' }],
           },
+          {
+            // Answers any request with 101 Switching Protocols, then echoes the stream.
+            name: 'upgrade',
+            image: BUSYBOX,
+            command: ['sh', '-c', UPGRADE_ECHO],
+            ports: [{ containerPort: 9090, name: 'upgrade' }],
+          },
         ],
       },
     },
@@ -46,7 +86,13 @@ const manifests = {
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name: 'web', namespace: 'default' },
-      spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+      spec: {
+        selector: { app: 'web' },
+        ports: [
+          { name: 'http', port: 80, targetPort: 8080 },
+          { name: 'upgrade', port: 90, targetPort: 9090 },
+        ],
+      },
     },
   ],
 };
@@ -108,6 +154,40 @@ describe.each<TunnelMode>(['auto', 'always'])('with the apiserver tunnel %s', (m
       const healthz = await cluster.kubectl(['get', '--raw', `/api/v1/nodes/${node}/proxy/healthz`]);
       expect(healthz.exitCode, healthz.stderr).toBe(0);
       expect(healthz.stdout).toBe('ok');
+    }
+  });
+
+  it('passes upgrade requests through pods/proxy and services/proxy, as kubectl proxy sends them', async () => {
+    const proxy = execa(
+      'kubectl',
+      [
+        '--kubeconfig',
+        join(cluster.home, '..', 'kubeconfig'),
+        '--context',
+        `tkube-${cluster.name}`,
+        'proxy',
+        '--port=0',
+      ],
+      { reject: false },
+    );
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        proxy.stdout?.on('data', (chunk: Buffer) => {
+          const found = /Starting to serve on 127\.0\.0\.1:(\d+)/.exec(chunk.toString('utf8'));
+          if (found) resolve(Number(found[1]));
+        });
+        proxy.once('exit', () => reject(new Error('kubectl proxy exited')));
+      });
+      for (const path of [
+        '/api/v1/namespaces/default/pods/web:9090/proxy/chat',
+        '/api/v1/namespaces/default/services/web:upgrade/proxy/chat',
+      ]) {
+        const answer = await upgradeThroughKubectlProxy(port, path, `ping-${path.split('/')[4]}`);
+        expect(answer.startsWith('HTTP/1.1 101 Switching Protocols'), answer).toBe(true);
+        expect(answer).toContain(`ping-${path.split('/')[4]}`);
+      }
+    } finally {
+      proxy.kill();
     }
   });
 

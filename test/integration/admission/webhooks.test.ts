@@ -210,6 +210,59 @@ describe('mutating webhooks', () => {
     );
   });
 
+  it('see a built-in object converted to the version they match under matchPolicy Equivalent', async () => {
+    // autoscaling/v1 keeps only a CPU target: the webhook sees it, and its patch comes back into v2.
+    server.handlers.set('/hpa-v1', (review) =>
+      reviewResponse(review, {
+        allowed: true,
+        ...jsonPatch([{ op: 'replace', path: '/spec/targetCPUUtilizationPercentage', value: 70 }]),
+      }),
+    );
+    await configure('mutating', 'hpa-equivalent', [
+      webhook('hpa-equivalent', 'hpa.example.com', server.url('/hpa-v1'), {
+        rules: [
+          {
+            operations: ['CREATE'],
+            apiGroups: ['autoscaling'],
+            apiVersions: ['v1'],
+            resources: ['horizontalpodautoscalers'],
+          },
+        ],
+        matchPolicy: 'Equivalent',
+      }),
+    ]);
+    const created = await call('POST', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers', {
+      metadata: { name: 'equivalent', labels: { scenario: 'hpa-equivalent' } },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        minReplicas: 1,
+        maxReplicas: 5,
+        metrics: [
+          {
+            type: 'Resource',
+            resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } },
+          },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const review = server.received.get('/hpa-v1')!.at(-1)! as Record<string, unknown>;
+    expect(review).toMatchObject({
+      kind: { group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler' },
+      requestKind: { group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' },
+      object: { apiVersion: 'autoscaling/v1', spec: { targetCPUUtilizationPercentage: 50, maxReplicas: 5 } },
+    });
+    expect((review.object as { spec: Record<string, unknown> }).spec.metrics).toBeUndefined();
+    const stored = created.json() as { apiVersion: string; spec: { metrics: unknown[] } };
+    expect(stored.apiVersion).toBe('autoscaling/v2');
+    expect(stored.spec.metrics).toEqual([
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } },
+      },
+    ]);
+  });
+
   it('leave a patched object defaulted and pruned as a decoded one is', async () => {
     server.handlers.set('/init-container', (review) =>
       reviewResponse(review, {

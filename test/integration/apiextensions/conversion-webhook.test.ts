@@ -378,3 +378,47 @@ describe('an unreachable or untrusted conversion webhook', () => {
     );
   });
 });
+
+describe('conversion webhook metrics', () => {
+  /** The value of the series `name` whose labels include `labels`, or undefined. */
+  function sample(metrics: string, name: string, labels: Record<string, string>): number | undefined {
+    for (const line of metrics.split('\n')) {
+      if (!line.startsWith(`${name}{`)) continue;
+      const text = line.slice(name.length, line.lastIndexOf('}') + 1);
+      if (Object.entries(labels).every(([key, value]) => text.includes(`${key}="${value}"`)))
+        return Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+    return undefined;
+  }
+
+  it('counts calls by outcome and failure type, and times each CRD between versions, as kube-apiserver does', async () => {
+    const response = await call('GET', '/metrics');
+    expect(response.status).toBe(200);
+    const metrics = response.text;
+    const requests = (result: string, failure_type: string) =>
+      sample(metrics, 'apiserver_conversion_webhook_request_total', { result, failure_type }) ?? 0;
+    expect(requests('success', '')).toBeGreaterThan(0);
+    // The failing webhook above: a reply that is no review, a short one, a wrong object, refused calls.
+    expect(requests('failure', 'conversion_webhook_malformed_response_failure')).toBeGreaterThan(0);
+    expect(requests('failure', 'conversion_webhook_partial_response_failure')).toBeGreaterThan(0);
+    expect(requests('failure', 'conversion_webhook_invalid_converted_object_failure')).toBeGreaterThan(0);
+    expect(requests('failure', 'conversion_webhook_call_failure')).toBeGreaterThan(0);
+    expect(
+      sample(metrics, 'apiserver_conversion_webhook_duration_seconds_count', { result: 'success' }),
+    ).toBe(requests('success', ''));
+
+    const crd = (crd_name: string, from_version: string, to_version: string, succeeded: string) =>
+      sample(metrics, 'apiserver_crd_conversion_webhook_duration_seconds_count', {
+        crd_name,
+        from_version,
+        to_version,
+        succeeded,
+      }) ?? 0;
+    // Read as v2 from storage (v1), written as v2 into storage.
+    expect(crd('endpoints.converted.example.com', 'v1', 'v2', 'true')).toBeGreaterThan(0);
+    expect(crd('endpoints.converted.example.com', 'v2', 'v1', 'true')).toBeGreaterThan(0);
+    expect(crd('endpoints.failing.example.com', 'v1', 'v2', 'false')).toBeGreaterThan(0);
+    expect(metrics).toContain('apiserver_crd_conversion_webhook_duration_seconds_bucket{');
+    expect(metrics).toMatch(/apiserver_crd_conversion_webhook_duration_seconds_bucket\{[^}]*le="16\.384"\}/);
+  });
+});

@@ -9,6 +9,8 @@ import { request } from 'node:https';
 import { createServer as createTcpServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +38,8 @@ let kubelet: KubeletServer;
 let echo: Server;
 let echoPort: number;
 let closedPort: number;
+/** The upgrade requests the echo server saw. */
+const upgrades: { url: string; headers: IncomingHttpHeaders }[] = [];
 let admin: Client;
 let read: (name: string) => string;
 
@@ -122,6 +126,12 @@ beforeAll(async () => {
       });
       res.end(body);
     });
+  });
+  // An upgrade answered with 101, then an echo of the stream.
+  echo.on('upgrade', (req, socket: Duplex) => {
+    upgrades.push({ url: req.url ?? '', headers: req.headers });
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
+    socket.pipe(socket);
   });
   echoPort = await new Promise<number>((resolve) => {
     echo.listen(0, nodeIP, () => resolve((echo.address() as { port: number }).port));
@@ -301,12 +311,60 @@ describe.skipIf(!nodeIP)('nodes/proxy through the apiserver', () => {
       code: 400,
       message: 'dryRun is not supported',
     });
-    const upgrade = await call('GET', '/api/v1/nodes/node-1/proxy/exec', {
-      connection: 'Upgrade',
-      upgrade: 'websocket',
+  });
+
+  /** Sends an upgrade request for `path` on a raw TLS connection; returns what came back once `done` says so. */
+  async function upgradeThrough(
+    path: string,
+    then?: string,
+    done = (text: string) => text.includes('\r\n\r\n'),
+  ) {
+    const socket = tlsConnect({
+      host: '127.0.0.1',
+      port: controlPlane.port,
+      ca: read('ca.crt'),
+      cert: read('admin.crt'),
+      key: read('admin.key'),
+      ALPNProtocols: ['http/1.1'],
+      servername: 'localhost',
     });
-    expect(upgrade.code).toBe(400);
-    expect(JSON.parse(upgrade.body).message).toContain('upgrade requests');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('utf8');
+      if (then !== undefined && received.includes('\r\n\r\n') && received.startsWith('HTTP/1.1 101')) {
+        socket.write(then);
+        then = undefined;
+      }
+    });
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n`);
+    try {
+      return await eventually(async () => (done(received) ? received : undefined));
+    } finally {
+      socket.destroy();
+    }
+  }
+
+  it('passes upgrade requests through to the node, joined byte for byte, and answers 503 when it is down', async () => {
+    upgrades.length = 0;
+    const echoed = await upgradeThrough(
+      `/api/v1/nodes/node-1:${echoPort}/proxy/chat?room=1`,
+      'ping-through-nodes-proxy',
+      (text) => text.includes('ping-through-nodes-proxy'),
+    );
+    expect(echoed.startsWith('HTTP/1.1 101 Switching Protocols')).toBe(true);
+    expect(upgrades).toHaveLength(1);
+    expect(upgrades[0]!.url).toBe('/chat?room=1');
+    expect(upgrades[0]!.headers.upgrade).toBe('echo');
+    expect(upgrades[0]!.headers.authorization).toBeUndefined();
+    expect(upgrades[0]!.headers['x-forwarded-uri']).toBe(`/api/v1/nodes/node-1:${echoPort}/proxy/chat`);
+
+    const refused = await upgradeThrough('/api/v1/nodes/node-down/proxy/chat', undefined, (text) =>
+      text.includes('}'),
+    );
+    expect(refused.startsWith('HTTP/1.1 503')).toBe(true);
+    expect(refused).toContain(
+      `error trying to reach service: dial tcp ${nodeIP}:${closedPort}: connect: connection refused`,
+    );
   });
 
   it('reads like any Kubernetes through kubectl (HTTP/2)', async () => {

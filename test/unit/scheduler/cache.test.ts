@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { podRequests } from '../../../src/api/scheduling/pod-requests.js';
 import type { Pod } from '../../../src/api/types/core-v1.generated.js';
 import { SchedulerCache } from '../../../src/scheduler/cache/cache.js';
 import { NodeTree } from '../../../src/scheduler/cache/node-tree.js';
-import { podRequests } from '../../../src/scheduler/cache/pod-requests.js';
 import { Snapshot } from '../../../src/scheduler/cache/snapshot.js';
 import { node, pod } from './fixtures.js';
 

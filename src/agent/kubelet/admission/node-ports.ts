@@ -1,7 +1,7 @@
-// The kubelet's admission of a pod bound to its node (pkg/kubelet/lifecycle/predicate.go), for
-// the one general predicate a pod placed without the scheduler (spec.nodeName set by its owner)
-// can fail here: its host ports must be free among the pods the kubelet already admitted. A
-// rejected pod ends Failed with the predicate's name as reason, as upstream's rejectPod sets it.
+// The NodePorts predicate of the kubelet's admission (predicates.ts, after upstream's
+// pkg/kubelet/lifecycle/predicate.go): a pod's host ports must be free among the pods the kubelet
+// already admitted. A rejected pod ends Failed with the predicate's name as reason, as upstream's
+// rejectPod sets it.
 import { HostPortInfo, hostPortsOf } from '../../../api/host-ports.js';
 import type { Pod } from '../../../api/types/core-v1.generated.js';
 

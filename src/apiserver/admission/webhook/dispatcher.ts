@@ -12,6 +12,7 @@
 import type { KubeObject } from '../../../api/object.js';
 import type { LabelSelectorObject } from '../../../api/selectors/index.js';
 import { type AuthorizeFunction, CelAuthorizer } from '../../cel/library/authz.js';
+import { convert, convertibleVersionsOf } from '../../conversion/index.js';
 import { applyJsonPatch } from '../../patch/index.js';
 import { badRequest, internalError, StatusError, type StatusReason } from '../../status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.js';
@@ -97,11 +98,18 @@ function isEmptySelector(selector: LabelSelectorObject | undefined): boolean {
   );
 }
 
-/** The object as a webhook called in `version` sees it (only apiVersion differs between versions here). */
+/**
+ * The object as a webhook called in `version` sees it: converted where the kind's versions differ
+ * in shape (autoscaling/v1 and v2), otherwise only its apiVersion changes (custom resources
+ * convert by `None` so; a CRD's conversion webhook is not called here).
+ */
 function inVersion(object: KubeObject | null, group: string, version: string): KubeObject | null {
   if (object === null) return null;
   const apiVersion = group === '' ? version : `${group}/${version}`;
-  return object.apiVersion === apiVersion ? object : { ...object, apiVersion };
+  if (object.apiVersion === apiVersion) return object;
+  if (object.kind !== undefined && convertibleVersionsOf(object.kind)?.includes(apiVersion))
+    return convert(object, { group, version });
+  return { ...object, apiVersion };
 }
 
 /** Replaces the contents of `target` with `source`: mutating plugins change the object in place. */

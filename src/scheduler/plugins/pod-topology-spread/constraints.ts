@@ -1,6 +1,9 @@
 // Topology spread constraints as the plugin uses them (podtopologyspread common.go): selectors
 // parsed (and matchLabelKeys folded in), defaults for minDomains and the inclusion policies, and
 // the default constraints used for pods that declare none.
+
+import type { RequiredNodeAffinity } from '../../../api/scheduling/node-selector.js';
+import { findMatchingUntoleratedTaint, isDoNotScheduleTaint } from '../../../api/scheduling/taints.js';
 import {
   type LabelSelector,
   labelSelectorFromObject,
@@ -12,8 +15,6 @@ import { type MemoTables, perNode } from '../../cache/memo-table.js';
 import type { NodeInfo } from '../../cache/node-info.js';
 import type { PodInfo } from '../../cache/pod-info.js';
 import type { ClusterObjects } from '../../cluster-objects.js';
-import type { RequiredNodeAffinity } from '../helpers/node-selector.js';
-import { findMatchingUntoleratedTaint, isDoNotScheduleTaint } from '../helpers/taints.js';
 
 export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
 export const LABEL_TOPOLOGY_ZONE = 'topology.kubernetes.io/zone';

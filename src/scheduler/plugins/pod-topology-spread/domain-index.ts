@@ -2,11 +2,12 @@
 // across cycles (see cache/aggregates). Valid for constraints whose inclusion policies count every
 // node that has the topology labels: nodeTaintsPolicy Ignore, and nodeAffinityPolicy Ignore or a
 // pod without node affinity.
+
+import type { RequiredNodeAffinity } from '../../../api/scheduling/node-selector.js';
 import type { LabelSelector } from '../../../api/selectors/index.js';
 import type { Aggregate, SnapshotChange } from '../../cache/aggregates.js';
 import { selectorKey } from '../../cache/memo-keys.js';
 import type { Snapshot } from '../../cache/snapshot.js';
-import type { RequiredNodeAffinity } from '../helpers/node-selector.js';
 import type { SpreadConstraint } from './constraints.js';
 
 interface Domain {

@@ -1,13 +1,14 @@
 // PodTopologySpread filtering: for each DoNotSchedule constraint, placing the pod in the node's
 // domain must keep (matching pods there + 1 if the pod matches itself − the global minimum) within
 // maxSkew. Counts are taken once in PreFilter over all nodes the constraint applies to.
+
+import { requiredNodeAffinityOf } from '../../../api/scheduling/node-selector.js';
 import type { Pod } from '../../../api/types/core-v1.generated.js';
 import type { NodeInfo } from '../../cache/node-info.js';
 import type { PodInfo } from '../../cache/pod-info.js';
 import type { Snapshot } from '../../cache/snapshot.js';
 import type { StateData } from '../../framework/cycle-state.js';
 import { Status } from '../../framework/status.js';
-import { requiredNodeAffinityOf } from '../helpers/node-selector.js';
 import {
   matchNodeInclusionPolicies,
   nodeLabelsMatchSpreadConstraints,

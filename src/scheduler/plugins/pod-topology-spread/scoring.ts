@@ -3,12 +3,12 @@
 // better after normalisation. Hostname domains are counted per node during Score; other domains
 // once in PreScore over all nodes.
 
+import { requiredNodeAffinityOf } from '../../../api/scheduling/node-selector.js';
 import type { MemoTables } from '../../cache/memo-table.js';
 import type { NodeInfo } from '../../cache/node-info.js';
 import type { PodInfo } from '../../cache/pod-info.js';
 import type { StateData } from '../../framework/cycle-state.js';
 import { MAX_NODE_SCORE } from '../../framework/framework.js';
-import { requiredNodeAffinityOf } from '../helpers/node-selector.js';
 import {
   countPodsMatchSelector,
   LABEL_HOSTNAME,

@@ -2,11 +2,7 @@
 // are ORed, expressions in a term ANDed; a term with neither expressions nor fields, or one that
 // does not parse, matches nothing. matchFields supports only metadata.name with In / NotIn and
 // one value.
-import {
-  type LabelOperator,
-  type LabelRequirement,
-  newLabelRequirement,
-} from '../../../api/selectors/index.js';
+import { type LabelOperator, type LabelRequirement, newLabelRequirement } from '../selectors/index.js';
 import type {
   Node,
   NodeSelector,
@@ -14,8 +10,7 @@ import type {
   NodeSelectorTerm,
   Pod,
   PreferredSchedulingTerm,
-} from '../../../api/types/core-v1.generated.js';
-import type { NodeInfo } from '../../cache/node-info.js';
+} from '../types/core-v1.generated.js';
 
 const OPERATORS: Readonly<Record<string, LabelOperator>> = {
   In: 'in',
@@ -142,7 +137,8 @@ export class RequiredNodeAffinity {
     return this.matchesLabels(node.metadata?.labels ?? NO_LABELS, node.metadata?.name ?? '');
   }
 
-  matchesNodeInfo(nodeInfo: NodeInfo): boolean {
+  /** A node as the scheduler's cache holds it (its labels and name). */
+  matchesNodeInfo(nodeInfo: { readonly labels: Labels; readonly name: string }): boolean {
     return this.matchesLabels(nodeInfo.labels, nodeInfo.name);
   }
 }

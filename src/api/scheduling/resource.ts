@@ -1,12 +1,13 @@
 // framework.Resource: amounts of every resource the scheduler accounts for, as plain numbers.
-import { milliValueOf, wholeValueOf } from './quantities.js';
+
 import {
   isScalarResource,
   RESOURCE_CPU,
   RESOURCE_EPHEMERAL_STORAGE,
   RESOURCE_MEMORY,
   RESOURCE_PODS,
-} from './resource-names.js';
+} from '../resource-names.js';
+import { milliValueOf, wholeValueOf } from './quantities.js';
 
 /** A `requests`/`allocatable`/`overhead` map as it appears in objects. */
 export type ResourceList = Readonly<Record<string, string | number>>;

@@ -1,9 +1,10 @@
 // What a pod asks of a node (resourcehelper.PodRequests): the sum of its containers, raised to the
 // largest init-container step (sidecars — init containers with restartPolicy Always — keep
 // running and add to everything after them), plus the pod overhead.
-import type { Container, Pod } from '../../api/types/core-v1.generated.js';
+
+import { RESOURCE_CPU, RESOURCE_MEMORY } from '../resource-names.js';
+import type { Container, Pod } from '../types/core-v1.generated.js';
 import { Resource } from './resource.js';
-import { RESOURCE_CPU, RESOURCE_MEMORY } from './resource-names.js';
 
 /** The requests scoring assumes for a container that sets none (schedutil.DefaultMilliCPURequest …). */
 export const DEFAULT_MILLI_CPU_REQUEST = 100;

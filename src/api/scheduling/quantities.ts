@@ -2,7 +2,7 @@
 // (bytes, counts) for the rest, both rounded up as Quantity.MilliValue/Value do. Parsing goes
 // through the API's Quantity once per distinct text; the results are memoised because the same
 // few strings (`100m`, `128Mi`) appear on thousands of pods.
-import { Quantity } from '../../api/quantity.js';
+import { Quantity } from '../quantity.js';
 
 const milliValues = new Map<string, number>();
 const values = new Map<string, number>();

@@ -1,6 +1,6 @@
 // Taints and tolerations (core/v1 helper): whether a toleration tolerates a taint, and the first
 // taint of a node that the pod does not tolerate.
-import type { Taint, Toleration } from '../../../api/types/core-v1.generated.js';
+import type { Taint, Toleration } from '../types/core-v1.generated.js';
 
 export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
   if (toleration.effect && toleration.effect !== taint.effect) return false;
