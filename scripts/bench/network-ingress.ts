@@ -10,39 +10,10 @@ import type { Ingress } from '../../src/api/types/networking-v1.generated.js';
 import { INGRESSES, SERVICES } from '../../src/client/resources.js';
 import type { Client } from '../../src/client/types.js';
 import { waitFor } from '../../test/e2e/kubelet/pods-support.js';
-import { containerCpuSeconds, nodeScriptPod, runToResult } from './node-script-pod.js';
+import { containerCpuSeconds, HTTP_LOAD_SCRIPT, nodeScriptPod, runToResult } from './node-script-pod.js';
 import { percentile, printTable } from './report.js';
 
 const HOST = 'bench.ingress.test';
-
-/**
- * The load generator: argv is address, port, Host header, seconds, concurrency; a new connection
- * per request. Prints `RESULT {...}`.
- */
-const LOAD_SCRIPT = `
-const http = require('node:http');
-const [address, port, hostHeader, seconds, concurrency] = process.argv.slice(1);
-const latencies = []; let ok = 0; let errors = 0; let stopped = false; let active = Number(concurrency);
-const cpu = process.cpuUsage(); const start = performance.now();
-function pct(sorted, p) { return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p / 100 * sorted.length) - 1)] : NaN; }
-function finish() {
-  if (--active > 0) return;
-  const elapsed = (performance.now() - start) / 1000; const used = process.cpuUsage(cpu);
-  latencies.sort((a, b) => a - b);
-  console.log('RESULT ' + JSON.stringify({ ok, errors, rps: ok / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), clientCpuSeconds: (used.user + used.system) / 1e6 }));
-}
-function one() {
-  if (stopped) return finish();
-  const at = performance.now();
-  const request = http.get({ host: address, port: Number(port), path: '/', agent: false, headers: { host: hostHeader } }, (res) => {
-    res.resume();
-    res.on('end', () => { if (res.statusCode === 200) { ok++; latencies.push(performance.now() - at); } else errors++; one(); });
-  });
-  request.on('error', () => { errors++; setTimeout(one, 10); });
-}
-for (let i = 0; i < Number(concurrency); i++) one();
-setTimeout(() => { stopped = true; }, Number(seconds) * 1000);
-`;
 
 interface LoadResult {
   readonly ok: number;
@@ -118,8 +89,8 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
         nodeScriptPod(
           `ingress-load-${target}-${round}`,
           options.image,
-          LOAD_SCRIPT,
-          [address, '80', HOST, String(options.seconds), String(options.concurrency)],
+          HTTP_LOAD_SCRIPT,
+          [address, '80', String(options.seconds), String(options.concurrency), HOST],
           { nodeName: nodes[0]! },
         ),
         options.kubectlEnv,
