@@ -3,7 +3,8 @@
 // hosts and three paths to three services, a TLS host with its Secret's certificate (HTTP/2 by
 // ALPN), a WebSocket handshake and messages through the ingress, and bad input: a missing
 // service (503 and a Warning event), a broken TLS Secret (the default certificate and an event),
-// an overlapping rule (the older Ingress keeps it, the newer gets an event).
+// an overlapping rule (the older Ingress keeps it, the newer gets an event); a user
+// LoadBalancer address left to its service (the ingress listens on the node's address only).
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -61,7 +62,7 @@ const rule = (path: string, pathType: string, service: string, port: { number?: 
 
 /** curl from the host: the body's first line, the status code and the HTTP version. */
 async function curl(url: string, host: string, to: string): Promise<string> {
-  const port = url.startsWith('https') ? 443 : 80;
+  const port = new URL(url).port || (url.startsWith('https') ? 443 : 80);
   const result = await execa(
     'curl',
     ['-sk', '-m', '5', '--resolve', `${host}:${port}:${to}`, '-w', '\n%{http_code} %{http_version}', url],
@@ -274,5 +275,29 @@ describe('ingress from the host', () => {
       10_000,
       'the event',
     );
+  });
+
+  it("leaves a user LoadBalancer address alone: its port 80 is not the ingress's", async () => {
+    const services = cluster.client.resource<Service>(SERVICES);
+    await services.create({
+      metadata: { name: 'own-address', namespace: 'default' },
+      spec: { type: 'LoadBalancer', selector: { app: 'web-a' }, ports: [{ port: 8080, targetPort: 'http' }] },
+    });
+    const own = await waitFor(
+      () => services.get('default', 'own-address'),
+      (svc) => Boolean(svc.status?.loadBalancer?.ingress?.[0]?.ip),
+      30_000,
+      'an address for own-address',
+    );
+    const ip = own.status!.loadBalancer!.ingress![0]!.ip!;
+    // Held by a node and served on the service's port...
+    await waitFor(
+      () => curl('http://one.test:8080/', 'one.test', ip).catch(() => ''),
+      (answer) => answer === 'web-a 200 1.1',
+      30_000,
+      `web-a at ${ip}:8080`,
+    );
+    // ...and nothing else (curl's 000: refused): a wildcard ingress listener would answer 404 here.
+    expect((await curl('http://one.test/', 'one.test', ip)).trim()).toMatch(/^000 /);
   });
 });
