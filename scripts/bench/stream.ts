@@ -4,7 +4,10 @@
 // forwarding throughput through the apiserver (kubectl 1.33's SPDY-in-WebSocket tunnel and kubectl
 // 1.28's SPDY) against a direct TCP copy from the same server software on the node's network
 // (a hostNetwork pod), in the same run. Goals (issue 23): exec p99 ≤ 50 ms, forwarding ≥ 50 % of
-// the direct copy. CPU: the control plane process's, per exec and per GiB forwarded.
+// the direct copy. CPU: the control plane process's, per exec and per GiB forwarded. The floor
+// under an exec is measured too: `runc exec` run inside the node. With STREAM_BENCH_BASELINE set
+// to another build's directory, a cluster of each build is up at once and the rounds alternate
+// between them (A/B in one run, under the same load).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -24,29 +27,120 @@ import { percentile, printTable } from './report.js';
 const EXECS = 200;
 const ECHOES = 500;
 const BLOB_MIB = 128;
-const DOWNLOADS = 3;
+const DOWNLOADS = 4;
+/** Measurements alternate between the builds in this many rounds, so load from others hits both alike. */
+const ROUNDS = 4;
 const DIRECT_PORT = 18_080;
+const FLOOR_EXECS = 50;
 const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-stream-'));
-const env = {
-  ...process.env,
-  TKUBE_HOME: join(dir, 'home'),
-  KUBECONFIG: join(dir, 'kubeconfig'),
-  CI: 'true',
-};
-const cluster = 'ws-bench';
 const IMAGE = 'tkube-test/busybox:stream-bench';
+/** STREAM_BENCH_BASELINE: a directory holding another build (its bin/ and dist/) to measure beside this one. */
+const baselineDir = process.env.STREAM_BENCH_BASELINE;
+const clusterPrefix = process.env.STREAM_BENCH_CLUSTER ?? 'st-bench';
 
-async function tkube(args: string[]): Promise<void> {
-  const result = await execa(process.execPath, [runJs, ...args], { env, reject: false });
+/** One build under test: its CLI, its cluster and what the measurements need of it. */
+interface Target {
+  readonly label: string;
+  readonly runJs: string;
+  readonly cluster: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly forwardPorts: readonly [number, number];
+  conn?: Connection;
+  nodeIP?: string;
+  execTimes: number[];
+  echoTimes: number[];
+  pids?: HopPids;
+  /** The pids of the two `kubectl port-forward`s (1.33, 1.28). */
+  forwardPids: number[];
+  execCpu: HopCpu;
+  direct: number[];
+  websocket: number[];
+  spdy: number[];
+  websocketCpu: HopCpu;
+  spdyCpu: HopCpu;
+}
+
+function target(label: string, cli: string, index: number): Target {
+  const home = join(dir, label);
+  return {
+    label,
+    runJs: cli,
+    cluster: `${clusterPrefix}-${label}`,
+    env: { ...process.env, TKUBE_HOME: join(home, 'home'), KUBECONFIG: join(home, 'kubeconfig'), CI: 'true' },
+    forwardPorts: [18_091 + index * 2, 18_092 + index * 2],
+    execTimes: [],
+    echoTimes: [],
+    forwardPids: [],
+    execCpu: noHopCpu(),
+    direct: [],
+    websocket: [],
+    spdy: [],
+    websocketCpu: noHopCpu(),
+    spdyCpu: noHopCpu(),
+  };
+}
+
+async function tkube(t: Target, args: string[]): Promise<void> {
+  const result = await execa(process.execPath, [t.runJs, ...args], { env: t.env, reject: false });
   if (result.exitCode !== 0) throw new Error(`tkube ${args.join(' ')} failed: ${result.stderr}`);
 }
 
-/** The control plane's CPU time so far, in seconds (utime + stime of its process). */
-function controlPlaneCpuSeconds(): number {
-  const pid = readFileSync(join(env.TKUBE_HOME, 'clusters', cluster, 'controlplane.pid'), 'utf8').trim();
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+/** A process's CPU time so far, in seconds (utime + stime); 0 once it is gone. */
+function processCpuSeconds(pid: number | string): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The processes whose CPU time is counted per hop: their host pids (the node's seen through `docker top`). */
+interface HopPids {
+  controlPlane: string;
+  agent?: string;
+  containerd?: string;
+  kubectl: number[];
+}
+
+type HopCpu = Record<'controlPlane' | 'agent' | 'containerd' | 'kubectl', number>;
+
+function hopCpuSeconds(pids: HopPids): HopCpu {
+  return {
+    controlPlane: processCpuSeconds(pids.controlPlane),
+    agent: pids.agent ? processCpuSeconds(pids.agent) : 0,
+    containerd: pids.containerd ? processCpuSeconds(pids.containerd) : 0,
+    kubectl: pids.kubectl.reduce((sum, pid) => sum + processCpuSeconds(pid), 0),
+  };
+}
+
+function hopCpuSince(pids: HopPids, before: HopCpu): HopCpu {
+  const now = hopCpuSeconds(pids);
+  return {
+    controlPlane: now.controlPlane - before.controlPlane,
+    agent: now.agent - before.agent,
+    containerd: now.containerd - before.containerd,
+    kubectl: now.kubectl - before.kubectl,
+  };
+}
+
+function addHopCpu(total: HopCpu, more: HopCpu): void {
+  for (const key of Object.keys(total) as (keyof HopCpu)[]) total[key] += more[key];
+}
+
+const noHopCpu = (): HopCpu => ({ controlPlane: 0, agent: 0, containerd: 0, kubectl: 0 });
+
+/** The node's agent and containerd, by their host pids (the host's /proc shows a node's processes). */
+async function nodePids(t: Target): Promise<Pick<HopPids, 'agent' | 'containerd'>> {
+  const { stdout } = await execa('docker', ['top', `${t.cluster}-node-0`, '-eo', 'pid,args']);
+  const pidOf = (pattern: RegExp) =>
+    stdout
+      .split('\n')
+      .find((line) => pattern.test(line))
+      ?.trim()
+      .split(/\s+/)[0];
+  return { agent: pidOf(/node \S*agent\.mjs/), containerd: pidOf(/\scontainerd --config/) };
 }
 
 interface Connection {
@@ -54,9 +148,9 @@ interface Connection {
   readonly tls: { ca?: Buffer; cert?: Buffer; key?: Buffer };
 }
 
-async function connection(): Promise<Connection> {
+async function connection(t: Target): Promise<Connection> {
   const config = new KubeConfig();
-  config.loadFromFile(env.KUBECONFIG);
+  config.loadFromFile(t.env.KUBECONFIG!);
   const tls: Connection['tls'] = {};
   await config.applyToHTTPSOptions(tls);
   return { url: config.getCurrentCluster()!.server.replace(/^https/, 'wss'), tls };
@@ -129,8 +223,12 @@ function downloadRate(port: number, host = '127.0.0.1'): Promise<number> {
   });
 }
 
-/** Median MB/s of DOWNLOADS through `kubectl port-forward` with `binary`, and the control plane's CPU s per GiB. */
-async function forwardedRate(binary: string, port: number): Promise<{ rate: number[]; cpuPerGiB: number }> {
+/** A running `kubectl port-forward` of pod/blob's 8080 to `port`: its pid and its stop function. */
+async function startForward(
+  binary: string,
+  port: number,
+  env: NodeJS.ProcessEnv,
+): Promise<{ pid: number; stop: () => Promise<void> }> {
   const forward = execa(binary, ['port-forward', 'pod/blob', `${port}:8080`], { env, reject: false });
   await new Promise<void>((resolve, reject) => {
     forward.stdout?.on('data', (chunk: Buffer) => {
@@ -138,30 +236,62 @@ async function forwardedRate(binary: string, port: number): Promise<{ rate: numb
     });
     void forward.then((result) => reject(new Error(`port-forward ended: ${result.stderr}`)));
   });
-  try {
-    const cpu = controlPlaneCpuSeconds();
-    const rate: number[] = [];
-    for (let i = 0; i < DOWNLOADS; i++) rate.push(await downloadRate(port));
-    const gib = (DOWNLOADS * BLOB_MIB) / 1024;
-    return { rate, cpuPerGiB: (controlPlaneCpuSeconds() - cpu) / gib };
-  } finally {
-    forward.kill();
-    await forward;
-  }
+  return {
+    pid: forward.pid!,
+    stop: async () => {
+      forward.kill();
+      await forward;
+    },
+  };
+}
+
+/** One download through the forward of `kubectlPid`: its MB/s and each hop's CPU seconds meanwhile. */
+async function forwardedDownload(
+  t: Target,
+  port: number,
+  kubectlPid: number,
+): Promise<{ rate: number; cpu: HopCpu }> {
+  const pids = { ...t.pids!, kubectl: [kubectlPid] };
+  const before = hopCpuSeconds(pids);
+  const rate = await downloadRate(port);
+  return { rate, cpu: hopCpuSince(pids, before) };
+}
+
+/**
+ * The floor under an exec: `runc exec` of `true` in the shell pod's container, run inside the
+ * node (what containerd's shim runs for CRI Exec), without any of tkube's hops. Milliseconds.
+ */
+async function runcExecFloor(t: Target): Promise<number[]> {
+  const client = clientFromKubeconfig(t.env.KUBECONFIG!, undefined, 'bench');
+  const pod = await client.resource<Pod>(PODS).get('default', 'shell');
+  await client.close();
+  const id = pod.status!.containerStatuses![0]!.containerID!.replace(/^[a-z]+:\/\//, '');
+  const script = [
+    "const { spawnSync } = require('node:child_process');",
+    'const times = [];',
+    `for (let i = 0; i < ${FLOOR_EXECS}; i++) {`,
+    '  const started = process.hrtime.bigint();',
+    `  const r = spawnSync('runc', ['--root', '/run/containerd/runc/k8s.io', 'exec', '${id}', 'true']);`,
+    "  if (r.status !== 0) throw new Error('runc exec: ' + r.stderr);",
+    '  times.push(Number(process.hrtime.bigint() - started) / 1e6);',
+    '}',
+    'console.log(JSON.stringify(times));',
+  ].join('\n');
+  const result = await execa('docker', ['exec', `${t.cluster}-node-0`, 'node', '-e', script]);
+  return JSON.parse(result.stdout) as number[];
 }
 
 const median = (values: number[]) => percentile(values, 50);
 const range = (values: number[]) => `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
+const ms = (value: number) => `${value.toFixed(1)} ms`;
 
-try {
-  console.error('stream bench: building the image and starting the cluster');
-  await buildBusyboxImage(IMAGE);
-  await tkube(['up', cluster, '--nodes', '1']);
-  console.error('stream bench: cluster up');
-  await tkube(['load', 'image', IMAGE, '--name', cluster]);
-  const client = clientFromKubeconfig(env.KUBECONFIG, undefined, 'bench');
+/** A cluster with the busybox pods: `shell`, `blob` (httpd on 8080) and `blob-direct` (host network). */
+async function setUp(t: Target): Promise<void> {
+  await tkube(t, ['up', t.cluster, '--nodes', '1']);
+  await tkube(t, ['load', 'image', IMAGE, '--name', t.cluster]);
+  const client = clientFromKubeconfig(t.env.KUBECONFIG!, undefined, 'bench');
   const [node] = (await client.resource<Node>(NODES).list('')).items;
-  const nodeIP = node!.status!.addresses!.find((address) => address.type === 'InternalIP')!.address;
+  t.nodeIP = node!.status!.addresses!.find((address) => address.type === 'InternalIP')!.address;
   const pods = client.resource<Pod>(PODS);
   const serve = `busybox dd if=/dev/urandom of=/tmp/blob bs=1048576 count=${BLOB_MIB} 2>/dev/null && httpd -f -p`;
   const pod = (name: string, command: string, hostNetwork = false): Pod => ({
@@ -181,75 +311,141 @@ try {
     }
   }
   await client.close();
-  console.error('stream bench: pods running');
-  await sleep(3_000); // the 128 MiB files are written before httpd listens.
+  t.conn = await connection(t);
+  t.pids = {
+    controlPlane: readFileSync(
+      join(t.env.TKUBE_HOME!, 'clusters', t.cluster, 'controlplane.pid'),
+      'utf8',
+    ).trim(),
+    ...(await nodePids(t)),
+    kubectl: [],
+  };
+  console.error(`stream bench: ${t.label} ready`);
+}
 
-  const conn = await connection();
-  console.error(`stream bench: ${EXECS} execs`);
-  for (let i = 0; i < 10; i++) await execOnce(conn); // warm-up
-  const execCpu = controlPlaneCpuSeconds();
-  const execTimes: number[] = [];
-  for (let i = 0; i < EXECS; i++) execTimes.push(await execOnce(conn));
-  const cpuPerExec = ((controlPlaneCpuSeconds() - execCpu) / EXECS) * 1000;
-  const echoTimes = await echoes(conn, ECHOES);
+/** One round's share of the measurements on `t`. */
+async function measureRound(t: Target): Promise<void> {
+  const conn = t.conn!;
+  const before = hopCpuSeconds(t.pids!);
+  for (let i = 0; i < EXECS / ROUNDS; i++) t.execTimes.push(await execOnce(conn));
+  addHopCpu(t.execCpu, hopCpuSince(t.pids!, before));
+  t.echoTimes.push(...(await echoes(conn, ECHOES / ROUNDS)));
+  for (let i = 0; i < DOWNLOADS / ROUNDS; i++) {
+    t.direct.push(await downloadRate(DIRECT_PORT, t.nodeIP));
+    const ws = await forwardedDownload(t, t.forwardPorts[0], t.forwardPids[0]!);
+    t.websocket.push(ws.rate);
+    addHopCpu(t.websocketCpu, ws.cpu);
+    const spdy = await forwardedDownload(t, t.forwardPorts[1], t.forwardPids[1]!);
+    t.spdy.push(spdy.rate);
+    addHopCpu(t.spdyCpu, spdy.cpu);
+  }
+}
 
-  console.error('stream bench: port forwarding');
-  const direct: number[] = [];
-  for (let i = 0; i < DOWNLOADS; i++) direct.push(await downloadRate(DIRECT_PORT, nodeIP));
-  const tunnelled = await forwardedRate('kubectl', 18_091);
-  const spdy = await forwardedRate(kubectl128(), 18_092);
+const ALL_HOPS: readonly (keyof HopCpu)[] = ['controlPlane', 'agent', 'containerd', 'kubectl'];
 
-  const ms = (value: number) => `${value.toFixed(1)} ms`;
-  const share = (values: number[]) => `${((median(values) / median(direct)) * 100).toFixed(0)} %`;
-  printTable('Exec over WebSockets (v5.channel.k8s.io, translated to SPDY in the apiserver)', [
+/** CPU time of each of `hops` per unit of work, joined by ' / ' (seconds × `scale`). */
+function perUnit(cpu: HopCpu, units: number, scale = 1, hops = ALL_HOPS): string {
+  return hops.map((hop) => ((cpu[hop] / units) * scale).toFixed(2)).join(' / ');
+}
+
+function report(t: Target): void {
+  const gib = (DOWNLOADS * BLOB_MIB) / 1024;
+  const share = (values: number[]) => `${((median(values) / median(t.direct)) * 100).toFixed(0)} %`;
+  printTable(`[${t.label}] Exec over WebSockets (v5.channel.k8s.io, translated to SPDY in the apiserver)`, [
     ['measure', 'p50', 'p99', 'max', 'goal'],
     [
       `whole exec of \`true\` (${EXECS})`,
-      ms(percentile(execTimes, 50)),
-      ms(percentile(execTimes, 99)),
-      ms(Math.max(...execTimes)),
+      ms(percentile(t.execTimes, 50)),
+      ms(percentile(t.execTimes, 99)),
+      ms(Math.max(...t.execTimes)),
       'p99 ≤ 50 ms',
     ],
     [
       `stdin→stdout echo in one session (${ECHOES})`,
-      ms(percentile(echoTimes, 50)),
-      ms(percentile(echoTimes, 99)),
-      ms(Math.max(...echoTimes)),
+      ms(percentile(t.echoTimes, 50)),
+      ms(percentile(t.echoTimes, 99)),
+      ms(Math.max(...t.echoTimes)),
       '',
     ],
-    ['control plane CPU per exec', `${cpuPerExec.toFixed(2)} ms`, '', '', ''],
+    [
+      'CPU ms per exec: control plane / agent / containerd',
+      perUnit(t.execCpu, EXECS, 1000, ['controlPlane', 'agent', 'containerd']),
+      '',
+      '',
+      '',
+    ],
   ]);
-  printTable(`Port forwarding, ${DOWNLOADS} × ${BLOB_MIB} MiB from busybox httpd`, [
-    ['path', 'MB/s median', 'range', 'of direct', 'CP CPU s/GiB', 'goal'],
-    ['direct TCP (hostNetwork pod)', median(direct).toFixed(0), range(direct), '100 %', '', ''],
+  printTable(`[${t.label}] Port forwarding, ${DOWNLOADS} × ${BLOB_MIB} MiB from busybox httpd`, [
+    ['path', 'MB/s median', 'range', 'of direct', 'CPU s/GiB: CP / agent / containerd / kubectl', 'goal'],
+    ['direct TCP (hostNetwork pod)', median(t.direct).toFixed(0), range(t.direct), '100 %', '', ''],
     [
       'kubectl 1.33 (SPDY in WebSocket)',
-      median(tunnelled.rate).toFixed(0),
-      range(tunnelled.rate),
-      share(tunnelled.rate),
-      tunnelled.cpuPerGiB.toFixed(2),
+      median(t.websocket).toFixed(0),
+      range(t.websocket),
+      share(t.websocket),
+      perUnit(t.websocketCpu, gib),
       '≥ 50 %',
     ],
     [
       'kubectl 1.28 (SPDY)',
-      median(spdy.rate).toFixed(0),
-      range(spdy.rate),
-      share(spdy.rate),
-      spdy.cpuPerGiB.toFixed(2),
+      median(t.spdy).toFixed(0),
+      range(t.spdy),
+      share(t.spdy),
+      perUnit(t.spdyCpu, gib),
       '≥ 50 %',
     ],
   ]);
+}
+
+const targets = [target('b', runJs, 0)];
+if (baselineDir) targets.unshift(target('a', join(baselineDir, 'bin', 'run.js'), 1));
+const stops: (() => Promise<void>)[] = [];
+try {
+  console.error(`stream bench: building the image and starting ${targets.length} cluster(s)`);
+  await buildBusyboxImage(IMAGE);
+  await Promise.all(targets.map(setUp));
+  await sleep(3_000); // the 128 MiB files are written before httpd listens.
+  for (const t of targets) {
+    for (const [index, binary] of ['kubectl', kubectl128()].entries()) {
+      const forward = await startForward(binary, t.forwardPorts[index]!, t.env);
+      stops.push(forward.stop);
+      t.forwardPids.push(forward.pid);
+    }
+    for (let i = 0; i < 10; i++) await execOnce(t.conn!); // warm-up
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    console.error(`stream bench: round ${round + 1} of ${ROUNDS}`);
+    // The order flips every round, so neither build always goes first.
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const t of order) await measureRound(t);
+  }
+  const floor = await runcExecFloor(targets.at(-1)!);
+  if (baselineDir) console.log(`\na = ${baselineDir}, b = this worktree; rounds alternate between them`);
+  for (const t of targets) report(t);
+  printTable('Floor: runc exec of `true` inside the node (no tkube hop, no containerd)', [
+    ['measure', 'p50', 'p99', 'max'],
+    [
+      `runc exec (${FLOOR_EXECS})`,
+      ms(percentile(floor, 50)),
+      ms(percentile(floor, 99)),
+      ms(Math.max(...floor)),
+    ],
+  ]);
+  const t = targets.at(-1)!;
   console.log(
     JSON.stringify({
-      execP50Ms: Number(percentile(execTimes, 50).toFixed(2)),
-      execP99Ms: Number(percentile(execTimes, 99).toFixed(2)),
-      echoP99Ms: Number(percentile(echoTimes, 99).toFixed(2)),
-      directMBps: Math.round(median(direct)),
-      websocketMBps: Math.round(median(tunnelled.rate)),
-      spdyMBps: Math.round(median(spdy.rate)),
+      execP50Ms: Number(percentile(t.execTimes, 50).toFixed(2)),
+      execP99Ms: Number(percentile(t.execTimes, 99).toFixed(2)),
+      echoP99Ms: Number(percentile(t.echoTimes, 99).toFixed(2)),
+      runcExecP50Ms: Number(percentile(floor, 50).toFixed(2)),
+      directMBps: Math.round(median(t.direct)),
+      websocketMBps: Math.round(median(t.websocket)),
+      spdyMBps: Math.round(median(t.spdy)),
     }),
   );
 } finally {
-  await execa(process.execPath, [runJs, 'down', cluster], { env, reject: false });
+  for (const stop of stops) await stop();
+  for (const t of targets)
+    await execa(process.execPath, [t.runJs, 'down', t.cluster], { env: t.env, reject: false });
   rmSync(dir, { recursive: true, force: true });
 }

@@ -16,6 +16,7 @@ import { ensureNodeImage } from '../../src/providers/docker/image/node-image.js'
 import { type Figures, reportAgainstBaseline } from './baseline.js';
 import { percentile, printTable } from './report.js';
 import { benchLifecycle, printLifecycle } from './up-lifecycle.js';
+import { benchPackage, printPackage } from './up-package.js';
 import { buildCommit, type PreviousBuild } from './up-previous.js';
 import { type TimeToK8s, timeToK8s } from './up-time-to-k8s.js';
 
@@ -178,6 +179,7 @@ try {
   for (let i = 0; i < Math.min(3, ROUNDS); i++) toApp.push(await timeToK8s(`${prefix}-app`, env));
 
   const lifecycle = await benchLifecycle(prefix, env, Math.min(3, ROUNDS));
+  const packaged = await benchPackage(Math.min(3, ROUNDS));
   const title = `tkube up / down on Docker, cached node image (median and range of ${ROUNDS}, A/B alternating)`;
   const rows = (name: string, pick: (sample: Sample) => number[], goal: string) => [
     name,
@@ -227,6 +229,7 @@ try {
     ['  + Deployment answering via its Service by name', spread(toApp.map((r) => r.answeredMs)), '≤ 8 s'],
   ]);
   printLifecycle(lifecycle);
+  printPackage(packaged);
   const figure = (values: number[], unit = 'ms') => ({
     value: median(values),
     unit,

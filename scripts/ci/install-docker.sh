@@ -11,6 +11,7 @@ packages=(
   busybox-static              # the node's shell and coreutils
   gcc libc6-dev               # the pause image is a static C program
   tmux                        # the exec e2e drives `kubectl exec -it` in a terminal
+  docker-registry             # the local registry's image (tkube up --registry)
 )
 
 missing=()

@@ -4,8 +4,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { isSea } from 'node:sea';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { RUNTIME_ARGV0 } from '../executable/payload.js';
 import { errorCode } from './errors.js';
 import type { ClusterPaths } from './state.js';
 
@@ -13,6 +15,8 @@ import type { ClusterPaths } from './state.js';
 export interface ControlPlaneCommand {
   file: string;
   args: string[];
+  /** argv[0], when it must differ from `file` (the single executable runs as `node`). */
+  argv0?: string;
 }
 
 export interface ControlPlaneExit {
@@ -52,7 +56,8 @@ export function builtinControlPlaneCommand(): ControlPlaneCommand {
   const main = existsSync(bundle)
     ? bundle
     : fileURLToPath(new URL('../../dist/controlplane/main.js', import.meta.url));
-  return { file: process.execPath, args: [...CONTROL_PLANE_NODE_FLAGS, main] };
+  const command = { file: process.execPath, args: [...CONTROL_PLANE_NODE_FLAGS, main] };
+  return isSea() ? { ...command, argv0: RUNTIME_ARGV0 } : command;
 }
 
 /** What the control plane process is told besides its state directory and port. */
@@ -94,6 +99,7 @@ export function startControlPlane(
       ...(loadBalancerIpRange ? ['--load-balancer-ip-range', loadBalancerIpRange] : []),
     ];
     child = spawn(command.file, args, {
+      argv0: command.argv0,
       detached: true,
       stdio: ['ignore', log, log],
     });

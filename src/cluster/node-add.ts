@@ -9,6 +9,7 @@ import { assertValidClusterName, isDns1123Label } from './name.js';
 import { type PlannedNode, POD_SUBNET, planNodes } from './nodes/node-plan.js';
 import { labelNodes, waitForNodesReady } from './nodes/wait-ready.js';
 import { defaultProgressMode, failedStepOf, type ProgressMode, runSteps } from './progress.js';
+import { configureNodesForRegistry } from './registry/local-registry.js';
 import {
   clusterPaths,
   type Environment,
@@ -95,6 +96,14 @@ export async function addNode(cluster: string, options: NodeAddOptions = {}): Pr
               ca: pki.ca,
             }),
         },
+        ...(record.registry
+          ? [
+              {
+                title: `Pointing ${name} at the local registry`,
+                run: () => configureNodesForRegistry(provider, [name], record.registry!),
+              },
+            ]
+          : []),
         {
           title: `Waiting for ${name} to be Ready`,
           run: async () => {

@@ -1,11 +1,13 @@
 // Where a cluster lives on the host: $TKUBE_HOME/clusters/<name>/ holds its record, PKI,
 // database, logs and the control plane's pid. The directory is the cluster: it exists from the
 // first step of `up` until `down` removes it.
+
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterError, errorCode, errorMessage } from './errors.js';
 import { isDns1123Label } from './name.js';
+import type { RegistryRecord } from './registry/local-registry.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -33,6 +35,8 @@ export interface ClusterRecord {
   podSubnet?: string;
   /** The nodes' docker network, when the cluster has nodes. */
   network?: { subnet: string; gateway: string };
+  /** The local registry the nodes pull `localhost:<port>/...` from (`up --registry`). */
+  registry?: RegistryRecord;
 }
 
 export interface ClusterPaths {

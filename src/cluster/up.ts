@@ -42,6 +42,13 @@ import { assertPortAvailable, findFreePort } from './ports.js';
 import { defaultProgressMode, failedStepOf, type ProgressMode, runSteps, type Step } from './progress.js';
 import { waitForReadyz } from './readiness.js';
 import {
+  assertRegistryPortAvailable,
+  configureNodesForRegistry,
+  DEFAULT_REGISTRY_PORT,
+  ownedRegistryName,
+  publishRegistryHosting,
+} from './registry/local-registry.js';
+import {
   type ClusterPaths,
   type ClusterRecord,
   claimClusterDirectory,
@@ -64,6 +71,11 @@ export interface UpOptions {
   fakeNodes?: number;
   /** A parsed config file (`--config`): nodes, their labels, ports and mounts, networking. */
   config?: ClusterConfig;
+  /**
+   * A local registry for the nodes (`--registry`): owned by the cluster unless `name` is given,
+   * which makes it shared (reused if it exists, kept by `tkube down`). Port default 5001.
+   */
+  registry?: { name?: string; port?: number };
   /** The node image to use instead of building (or reusing) tkube's own. */
   image?: string;
   /** How long to wait for the nodes to be Ready. */
@@ -169,6 +181,17 @@ export async function up(options: UpOptions): Promise<UpResult> {
     if (pid === undefined || !isControlPlaneProcess(pid, paths)) throw stoppedClusterError(options.name);
     throw clusterExistsError(options.name);
   }
+  const registryOption = options.registry ?? config?.registry;
+  if (registryOption && nodes === 0) {
+    throw new ClusterError(
+      'a local registry serves node containers, and this cluster has none',
+      'leave out --registry, or give --nodes 1 or more',
+    );
+  }
+  // A registry made for this cluster alone must find its port free; a shared one may exist.
+  if (registryOption && registryOption.name === undefined) {
+    await assertRegistryPortAvailable(registryOption.port ?? DEFAULT_REGISTRY_PORT);
+  }
   const requestedPort = options.apiPort ?? config?.networking.apiServerPort;
   if (requestedPort !== undefined) await assertPortAvailable(requestedPort);
   const apiPort = requestedPort ?? (await findFreePort());
@@ -231,6 +254,29 @@ export async function up(options: UpOptions): Promise<UpResult> {
             checkpoint();
           },
         },
+        ...(registryOption
+          ? [
+              {
+                title: 'Starting the local registry',
+                run: async () => {
+                  const shared = registryOption.name !== undefined;
+                  const started = await docker!.startLocalRegistry(provider, {
+                    name: registryOption.name ?? ownedRegistryName(options.name),
+                    ...(registryOption.port !== undefined && { port: registryOption.port }),
+                    defaultPort: DEFAULT_REGISTRY_PORT,
+                    ...(!shared && { owner: options.name }),
+                    network: network!.name,
+                  });
+                  // An owned registry goes with the cluster's resources; a shared one made now goes too.
+                  if (shared && started.created)
+                    undo.push(() => docker!.removeLocalRegistry(provider, started.name));
+                  record.registry = { name: started.name, port: started.port, shared };
+                  await writeClusterRecord(paths, record);
+                  checkpoint();
+                },
+              },
+            ]
+          : []),
         {
           // The containers start while certificates are made and the control plane starts; the
           // agent step waits for them.
@@ -278,6 +324,27 @@ export async function up(options: UpOptions): Promise<UpResult> {
             }
           },
         },
+        ...(registryOption
+          ? [
+              {
+                title: 'Pointing the nodes at the local registry',
+                run: async () => {
+                  const registry = record.registry!;
+                  await configureNodesForRegistry(
+                    provider!,
+                    planned.map((node) => node.name),
+                    registry,
+                  );
+                  const client = adminClient(record.server, pki!);
+                  try {
+                    await publishRegistryHosting(client, registry);
+                  } finally {
+                    await client.close();
+                  }
+                },
+              },
+            ]
+          : []),
       ]
     : [];
 

@@ -1,6 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core';
+import { chooseCluster } from '../cluster/current-cluster.js';
 import { errorMessage } from '../cluster/errors.js';
-import { clusterName, DEFAULT_CLUSTER_NAME } from '../cluster/name.js';
 import { type ClusterStatus, clusterStatus } from '../cluster/status.js';
 
 export default class Status extends Command {
@@ -9,7 +9,9 @@ export default class Status extends Command {
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status dev -o json'];
 
   static override args = {
-    name: Args.string({ description: 'cluster name', default: DEFAULT_CLUSTER_NAME }),
+    name: Args.string({
+      description: "cluster name (default: the current kubeconfig context's tkube cluster, else tkube)",
+    }),
   };
 
   static override flags = {
@@ -21,7 +23,9 @@ export default class Status extends Command {
     const { args, flags } = await this.parse(Status);
     let status: ClusterStatus;
     try {
-      status = await clusterStatus(clusterName(args.name, flags.name));
+      const chosen = await chooseCluster(args.name, flags.name);
+      if (chosen.note && flags.output !== 'json') this.logToStderr(chosen.note);
+      status = await clusterStatus(chosen.name);
     } catch (error) {
       this.logToStderr(`Error: ${errorMessage(error)}`);
       this.exit(1);

@@ -15,6 +15,8 @@ export default class Up extends Command {
     '<%= config.bin %> up ci --nodes 0 --fake-nodes 3',
     '<%= config.bin %> up dev --nodes 0 --api-port 6443',
     '<%= config.bin %> up ci --nodes 0 --kubeconfig ./kubeconfig',
+    '<%= config.bin %> up dev --registry',
+    '<%= config.bin %> up dev --registry-name tkube-registry --registry-port 5001',
   ];
 
   static override args = {
@@ -29,7 +31,7 @@ export default class Up extends Command {
     }),
     config: Flags.string({
       description:
-        'cluster config file (tkube.dev/v1alpha1 Cluster, YAML or JSON; docs/cluster-config.schema.json)',
+        'cluster config file (tkube.dev/v1alpha1 Cluster, or kind.x-k8s.io/v1alpha4 Cluster as it is; YAML or JSON; docs/cluster-config.schema.json)',
     }),
     'fake-nodes': Flags.integer({
       description: 'number of simulated nodes (no containers: their pods only report Running)',
@@ -50,6 +52,18 @@ export default class Up extends Command {
       min: 1,
       max: 65535,
     }),
+    registry: Flags.boolean({
+      description:
+        'start a local registry for this cluster: push to localhost:5001, pods pull from it (removed by down)',
+    }),
+    'registry-name': Flags.string({
+      description: 'a local registry shared by clusters: this container, reused if it exists, kept by down',
+    }),
+    'registry-port': Flags.integer({
+      description: "the local registry's port on 127.0.0.1 (default 5001)",
+      min: 1,
+      max: 65535,
+    }),
     kubeconfig: Flags.string({
       description: 'kubeconfig file to write the context to (default: $KUBECONFIG or ~/.kube/config)',
     }),
@@ -63,12 +77,22 @@ export default class Up extends Command {
     process.once('SIGTERM', interrupt);
     try {
       const config = flags.config ? await readClusterConfig(flags.config) : undefined;
+      for (const warning of config?.warnings ?? []) this.logToStderr(`Warning: ${flags.config}: ${warning}`);
       const result = await up({
         name: clusterName(args.name ?? (flags.name ? undefined : config?.name), flags.name),
         nodes: flags.nodes ?? (config ? undefined : 1),
         config,
         fakeNodes: flags['fake-nodes'],
         image: flags.image,
+        ...((flags.registry ||
+          flags['registry-name'] !== undefined ||
+          flags['registry-port'] !== undefined) && {
+          registry: {
+            ...config?.registry,
+            ...(flags['registry-name'] !== undefined && { name: flags['registry-name'] }),
+            ...(flags['registry-port'] !== undefined && { port: flags['registry-port'] }),
+          },
+        }),
         nodesReadyTimeoutMs: parseDuration(flags.wait),
         retain: flags.retain,
         apiPort: flags['api-port'],

@@ -127,6 +127,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
       ...oidcPaths(DEFAULT_SERVICE_ACCOUNT_ISSUER, pki.serviceAccount.publicKeyPem),
       ...options.paths,
     },
+    // The same entry point runs the field manager's thread (big creates, off the event loop).
+    fieldManagerThreadEntry: options.componentThreadEntry,
   });
   const sessions = new Set<Http2Session>();
   const sockets = new Set<Socket>();

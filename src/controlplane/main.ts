@@ -1,6 +1,7 @@
 // The control plane's own entry point: `node dist/controlplane/main.js --state-dir D --api-port P`.
 // It skips the CLI framework so that a new cluster answers /readyz sooner. The control plane
 // starts its component thread from this same file (see component-thread.ts).
+import { isFieldManagerThread, runFieldManagerThread } from '../apiserver/apply/field-manager-thread-body.js';
 import { componentThreadData, runComponentThread } from './component-thread.js';
 import { parseCommandLine, runControlPlane } from './run.js';
 
@@ -11,7 +12,9 @@ function fail(error: unknown): never {
 }
 
 const componentThread = componentThreadData();
-if (componentThread) {
+if (isFieldManagerThread()) {
+  runFieldManagerThread();
+} else if (componentThread) {
   runComponentThread(componentThread);
 } else {
   try {

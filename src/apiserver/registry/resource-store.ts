@@ -45,6 +45,9 @@ import type { Strategy } from './strategy.js';
 /** Store events converted by a webhook, by served group/version: shared by the watchers of a version. */
 const servedEventCache = new WeakMap<WatchEvent, Map<string, Promise<WatchEvent>>>();
 
+/** Ends the task: what is queued (I/O, timers) runs before the write goes on. */
+const nextTask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** etcd's default --max-request-bytes (1.5 MiB). */
 export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
 
@@ -75,7 +78,13 @@ export interface WriteOptions {
    * The field manager's Update (the handler's, for the writer's fieldManager): the object to write
    * with its managedFields set, from the live object (an empty one on create) and the new one.
    */
-  readonly manageFields?: (live: KubeObject, next: KubeObject) => KubeObject;
+  readonly manageFields?: (live: KubeObject, next: KubeObject) => KubeObject | Promise<KubeObject>;
+  /**
+   * The request body was large (create): each expensive phase (defaulting, the field manager,
+   * admission, validation, storage encoding) gets a task of its own, so the event loop serves
+   * other requests (health probes first) between them rather than after the whole write.
+   */
+  readonly large?: boolean;
 }
 
 export interface UpdateOptions extends WriteOptions {
@@ -440,23 +449,29 @@ export class ResourceStore {
     const meta = metaOf(object);
     if (this.info.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
+    const pause = options.large === true;
+    if (pause) await nextTask();
     this.strategy.defaults(object);
     if (options.manageFields) {
+      if (pause) await nextTask();
       const empty: KubeObject = { apiVersion: object.apiVersion, kind: object.kind };
-      setOrDelete(meta, 'managedFields', options.manageFields(empty, object).metadata?.managedFields);
+      setOrDelete(meta, 'managedFields', (await options.manageFields(empty, object)).metadata?.managedFields);
     }
+    if (pause) await nextTask();
     const attributes = this.admissionAttributes('CREATE', object, undefined, options);
     await this.admissionChain?.admit(attributes);
     this.fillCreateMetadata(object);
     const generating = !meta.name && meta.generateName;
     if (generating) meta.name = generateName(meta.generateName!);
     await this.strategy.prepareForCreate(object, options.user);
+    if (pause) await nextTask();
     const errors = this.strategy.validateCreate(object);
     // Every upstream strategy validates ObjectMeta; a strategy here that checks no name must
     // still not store an object under an empty one.
     if (errors.length === 0 && !meta.name)
       errors.push(fieldRequired('metadata.name', 'name or generateName is required'));
     if (errors.length > 0) throw invalid(this.info.group, this.info.kind, meta.name ?? '', errors);
+    if (pause) await nextTask();
     if (options.user) this.admission?.(object, undefined, options.user);
     await this.admissionChain?.validate(attributes);
     if (this.info.namespaced) await this.checkNamespace(namespace, this.groupResource, meta.name!);
@@ -468,7 +483,9 @@ export class ResourceStore {
     for (let attempt = 1; ; attempt++) {
       try {
         const key = this.key(namespace, meta.name!);
+        if (pause) await nextTask();
         const text = this.storedText(this.codec?.convertAsync ? await this.inStorageVersion(object) : object);
+        if (pause) await nextTask();
         this.checkStorageLimit(key, text);
         const kv = await this.store.create(key, text);
         meta.resourceVersion = String(kv.modRevision);
@@ -714,7 +731,8 @@ export class ResourceStore {
       }
     }
     // The field manager runs before validation, so `managedFields: [{}]` resets rather than fails.
-    if (manageFields) setOrDelete(meta, 'managedFields', manageFields(current, next).metadata?.managedFields);
+    if (manageFields)
+      setOrDelete(meta, 'managedFields', (await manageFields(current, next)).metadata?.managedFields);
     // A binding sets spec.nodeName, which pod updates may not change: like upstream's binding
     // REST, it is not validated as an update.
     const errors = subresource === 'binding' ? [] : this.strategy.validateUpdate(next, current, subresource);

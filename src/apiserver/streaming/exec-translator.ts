@@ -7,7 +7,7 @@
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import { internalError } from '../status.js';
-import { SpdyClientConnection, type SpdyClientStream } from './spdy-client.js';
+import { SpdyClientConnection, type SpdyClientStream, type SpdyStreamHandlers } from './spdy-client.js';
 import { readRefusalBody, sendUpgradeRequest } from './upgrade-response.js';
 import { pauseUntilDrained, rawDataBuffer, sendPaced } from './websocket-flow.js';
 import { Channel, CLOSE_CHANNEL } from './websocket-protocols.js';
@@ -68,30 +68,23 @@ export async function translateExec(
   backend.resume();
   const forward = (channel: number) => (data: Buffer) =>
     sendPaced(ws, channelMessage(channel, data), backend);
-  let opened: Partial<Record<keyof typeof Channel, SpdyClientStream>>;
-  try {
-    opened = {
-      error: await spdy.open(
-        { streamType: 'error' },
-        {
-          onData: forward(Channel.error),
-          // The Status is the last thing the kubelet sends: the exchange is over.
-          onEnd: () => setImmediate(() => ws.close(1000)),
-        },
-      ),
-    };
-    if (streams.stdin) opened.stdin = await spdy.open({ streamType: 'stdin' }, {});
-    if (streams.stdout)
-      opened.stdout = await spdy.open({ streamType: 'stdout' }, { onData: forward(Channel.stdout) });
-    if (streams.stderr && !streams.tty) {
-      opened.stderr = await spdy.open({ streamType: 'stderr' }, { onData: forward(Channel.stderr) });
-    }
-    if (streams.tty) opened.resize = await spdy.open({ streamType: 'resize' }, {});
-  } catch (error) {
-    spdy.close();
-    failWith(ws, error);
-    return finished;
-  }
+  // The streams are opened in the order client-go creates them (error first), their SYN_STREAMs
+  // sent together in one write: the runtime starts the process once every stream it expects is
+  // there, and nothing needs awaiting before the next one is opened.
+  const open = (streamType: string, handlers: SpdyStreamHandlers = {}) => spdy.open({ streamType }, handlers);
+  backend.cork();
+  const opened: Partial<Record<keyof typeof Channel, SpdyClientStream>> = {
+    error: open('error', {
+      onData: forward(Channel.error),
+      // The Status is the last thing the kubelet sends: the exchange is over.
+      onEnd: () => setImmediate(() => ws.close(1000)),
+    }),
+    stdin: streams.stdin ? open('stdin') : undefined,
+    stdout: streams.stdout ? open('stdout', { onData: forward(Channel.stdout) }) : undefined,
+    stderr: streams.stderr && !streams.tty ? open('stderr', { onData: forward(Channel.stderr) }) : undefined,
+    resize: streams.tty ? open('resize') : undefined,
+  };
+  backend.uncork();
   backend.once('close', () => setImmediate(() => ws.close(1000)));
   const onMessage = (data: RawData) => {
     const message = rawDataBuffer(data);

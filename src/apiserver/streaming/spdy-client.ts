@@ -70,14 +70,11 @@ export class SpdyClientConnection {
   }
 
   /** Opens a stream with `headers` (e.g. `streamType`); data for it goes to `handlers`. */
-  async open(
-    headers: Readonly<Record<string, string>>,
-    handlers: SpdyStreamHandlers,
-  ): Promise<SpdyClientStream> {
+  open(headers: Readonly<Record<string, string>>, handlers: SpdyStreamHandlers): SpdyClientStream {
     const id = this.nextId;
     this.nextId += 2;
     this.handlers.set(id, handlers);
-    const compressed = await this.compressor.compress(headerBlock(headers));
+    const compressed = this.compressor.compress(headerBlock(headers));
     this.writeRaw(controlFrame(ControlType.synStream, 0, synStreamPayload(id, compressed)));
     return new SpdyClientStream(this, id);
   }
@@ -90,7 +87,6 @@ export class SpdyClientConnection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.compressor.close();
     this.socket.destroy();
     for (const handlers of this.handlers.values()) handlers.onEnd?.();
     this.handlers.clear();

@@ -1,8 +1,8 @@
 // SPDY/3.1 framing as moby/spdystream's framer writes and reads it (the draft-mbelshe-spdy-3.1
 // frame layout): what the apiserver needs to open remotecommand streams on a kubelet as a client.
-// Header blocks go out through one zlib context per connection; incoming header blocks are not
-// read (the kubelet's replies carry nothing the client uses), so no inflate context is kept.
-import { constants, createDeflate, type Deflate } from 'node:zlib';
+// Header blocks go out as one zlib stream per connection (of stored blocks); incoming header
+// blocks are not read (the kubelet's replies carry nothing the client uses), so no inflate context
+// is kept.
 
 export const SPDY_VERSION = 3;
 export const FLAG_FIN = 0x01;
@@ -69,39 +69,41 @@ export function headerBlock(headers: Readonly<Record<string, string>>): Buffer {
   return Buffer.concat(parts);
 }
 
+/** A zlib stream's two-byte header: deflate, 32 KiB window, no preset dictionary, check bits set. */
+const ZLIB_HEADER = Buffer.of(0x78, 0x01);
+/** The most bytes one stored deflate block holds. */
+const STORED_BLOCK_MAX = 0xffff;
+const EMPTY_STORED_BLOCK = Buffer.of(0x00, 0x00, 0x00, 0xff, 0xff);
+
 /**
- * The sending side's header compression: one zlib stream for the connection, each block ended
- * with a sync flush. Blocks are compressed one after the other, in the order asked.
+ * The sending side's header "compression": one zlib stream per connection, as SPDY requires,
+ * whose blocks are stored (deflate's uncompressed block type) rather than compressed. Any zlib
+ * reader decodes them in turn (spdystream's reader among them); building them takes no zlib
+ * context and no trip to the thread pool, which under load costs an exec milliseconds per stream.
+ * Header blocks are a hundred bytes or so: compressing them would save little.
  */
 export class HeaderCompressor {
-  private readonly deflate: Deflate = createDeflate();
-  private pending: Buffer[] = [];
-  private queue: Promise<unknown> = Promise.resolve();
+  private started = false;
 
-  constructor() {
-    this.deflate.on('data', (chunk: Buffer) => this.pending.push(chunk));
-    this.deflate.on('error', () => {});
-  }
-
-  compress(block: Buffer): Promise<Buffer> {
-    const next = this.queue.then(
-      () =>
-        new Promise<Buffer>((resolve, reject) => {
-          this.deflate.write(block);
-          this.deflate.flush(constants.Z_SYNC_FLUSH, () => {
-            const out = Buffer.concat(this.pending);
-            this.pending = [];
-            if (out.length === 0) reject(new Error('SPDY header compression produced nothing'));
-            else resolve(out);
-          });
-        }),
-    );
-    this.queue = next.catch(() => {});
-    return next;
-  }
-
-  close(): void {
-    this.deflate.destroy();
+  compress(block: Buffer): Buffer {
+    const parts: Buffer[] = [];
+    if (!this.started) {
+      parts.push(ZLIB_HEADER);
+      this.started = true;
+    }
+    // A stored block starts byte-aligned: one byte (BFINAL 0, BTYPE 00, padding), LEN, NLEN.
+    for (let offset = 0; offset < block.length; offset += STORED_BLOCK_MAX) {
+      const piece = block.subarray(offset, offset + STORED_BLOCK_MAX);
+      const head = Buffer.alloc(5);
+      head.writeUInt16LE(piece.length, 1);
+      head.writeUInt16LE(~piece.length & 0xffff, 3);
+      parts.push(head, piece);
+    }
+    // An empty stored block ends each header block, as a sync flush does: Go's flate reader
+    // hands a stored block's bytes over only when it reaches the next block, and a reader
+    // limited to the frame would otherwise hit the frame's end looking for it and fail for good.
+    parts.push(EMPTY_STORED_BLOCK);
+    return Buffer.concat(parts);
   }
 }
 

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { parseIpv4, parseIpv4Cidr } from '../../api/ipv4.js';
 import { ClusterError } from '../errors.js';
+import { fromKindConfig, isKindConfig, KIND_API_VERSION } from './kind-config.js';
 
 export const CONFIG_API_VERSION = 'tkube.dev/v1alpha1';
 export const CONFIG_KIND = 'Cluster';
@@ -36,10 +37,19 @@ export interface NetworkingConfig {
   apiServerPort?: number;
 }
 
+/** A local registry for the nodes (`up --registry`); `name` makes it shared by clusters. */
+export interface RegistryConfig {
+  name?: string;
+  port?: number;
+}
+
 export interface ClusterConfig {
   name?: string;
   nodes: NodeConfig[];
   networking: NetworkingConfig;
+  registry?: RegistryConfig;
+  /** A kind config's fields tkube does not honour, one line each (absent when none). */
+  warnings?: string[];
 }
 
 export const DEFAULT_NETWORKING: NetworkingConfig = {
@@ -221,16 +231,39 @@ function formatBase(base: number): string {
   return [base >>> 24, (base >>> 16) & 255, (base >>> 8) & 255, base & 255].join('.');
 }
 
+/** Docker's container name rule: the shared registry is a container of that name. */
+const CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/;
+
+function registryOf(value: unknown, problems: Problems): RegistryConfig | undefined {
+  if (value === undefined) return undefined;
+  if (!isObject(value)) {
+    problems.add('registry', 'must be an object (e.g. {} for a registry on port 5001)');
+    return undefined;
+  }
+  checkKeys(value, ['name', 'port'], 'registry', problems);
+  if (value.name !== undefined && (typeof value.name !== 'string' || !CONTAINER_NAME.test(value.name))) {
+    problems.add('registry.name', 'must be a container name: letters, digits, "_", "." and "-"');
+  }
+  const registryPort = port(value.port, 'registry.port', problems);
+  return {
+    ...(typeof value.name === 'string' && { name: value.name }),
+    ...(registryPort !== undefined && { port: registryPort }),
+  };
+}
+
 /** Validates a parsed document; throws one ClusterError listing every problem. */
-export function clusterConfigFrom(document: unknown, source: string): ClusterConfig {
+export function clusterConfigFrom(given: unknown, source: string): ClusterConfig {
   const problems = new Problems();
+  const kind = isKindConfig(given) ? fromKindConfig(given as Json) : undefined;
+  const document = kind ? kind.document : given;
   if (!isObject(document))
     throw new ClusterError(
       `${source}: not a ${CONFIG_KIND} object`,
       `start it with "apiVersion: ${CONFIG_API_VERSION}" and "kind: ${CONFIG_KIND}"`,
     );
-  checkKeys(document, ['apiVersion', 'kind', 'name', 'nodes', 'networking'], '', problems);
-  if (document.apiVersion !== CONFIG_API_VERSION) problems.add('apiVersion', `must be ${CONFIG_API_VERSION}`);
+  checkKeys(document, ['apiVersion', 'kind', 'name', 'nodes', 'networking', 'registry'], '', problems);
+  if (document.apiVersion !== CONFIG_API_VERSION)
+    problems.add('apiVersion', `must be ${CONFIG_API_VERSION} (or kind's ${KIND_API_VERSION})`);
   if (document.kind !== CONFIG_KIND) problems.add('kind', `must be ${CONFIG_KIND}`);
   if (document.name !== undefined && typeof document.name !== 'string')
     problems.add('name', 'must be a string');
@@ -265,13 +298,20 @@ export function clusterConfigFrom(document: unknown, source: string): ClusterCon
       ...(apiServerPort !== undefined ? { apiServerPort } : {}),
     };
   }
+  const registry = registryOf(document.registry, problems);
   if (problems.list.length > 0) {
     throw new ClusterError(
       `invalid cluster config ${source}: ${problems.list.join('; ')}`,
       'see docs/cluster-config.schema.json',
     );
   }
-  return { ...(typeof document.name === 'string' ? { name: document.name } : {}), nodes, networking };
+  return {
+    ...(typeof document.name === 'string' ? { name: document.name } : {}),
+    nodes,
+    networking,
+    ...(registry && { registry }),
+    ...(kind && kind.warnings.length > 0 && { warnings: kind.warnings }),
+  };
 }
 
 export async function readClusterConfig(path: string): Promise<ClusterConfig> {

@@ -3,6 +3,8 @@
 
 import type { CertificateAuthority } from '../../pki/certificate-authority.js';
 import { ensureNodeImage, type NodeImage } from '../../providers/docker/image/node-image.js';
+import { DockerProvider } from '../../providers/docker/provider.js';
+import { ensureRegistry, removeRegistry } from '../../providers/docker/registry/registry-container.js';
 import type { ClusterNetwork, NodeProvider } from '../../providers/types.js';
 import { ClusterError, errorMessage } from '../errors.js';
 import {
@@ -66,6 +68,24 @@ export async function startNodeContainers(provider: NodeProvider, containers: No
       await provider.waitForContainerd(node.name);
     }),
   );
+}
+
+/** Creates (or reuses a shared) local registry on the cluster network; see cluster/registry. */
+export async function startLocalRegistry(
+  provider: NodeProvider,
+  spec: { name: string; port?: number; defaultPort: number; owner?: string; network: string },
+): Promise<{ name: string; port: number; created: boolean }> {
+  return ensureRegistry(dockerOf(provider), spec);
+}
+
+export function removeLocalRegistry(provider: NodeProvider, name: string): Promise<void> {
+  return removeRegistry(dockerOf(provider), name);
+}
+
+function dockerOf(provider: NodeProvider): DockerProvider['docker'] {
+  if (!(provider instanceof DockerProvider))
+    throw new ClusterError('the local registry needs the Docker provider');
+  return provider.docker;
 }
 
 export interface AgentInstallation {

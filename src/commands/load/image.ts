@@ -1,7 +1,7 @@
 import { Args, Command, Flags } from '@oclif/core';
+import { chooseCluster } from '../../cluster/current-cluster.js';
 import { errorMessage } from '../../cluster/errors.js';
 import { loadImages } from '../../cluster/load-image.js';
-import { clusterName, DEFAULT_CLUSTER_NAME } from '../../cluster/name.js';
 
 export default class LoadImage extends Command {
   static override description =
@@ -19,14 +19,18 @@ export default class LoadImage extends Command {
   };
 
   static override flags = {
-    name: Flags.string({ description: 'cluster name', default: DEFAULT_CLUSTER_NAME }),
+    name: Flags.string({
+      description: "cluster name (default: the current kubeconfig context's tkube cluster, else tkube)",
+    }),
     output: Flags.string({ char: 'o', description: 'output format', options: ['json'] }),
   };
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(LoadImage);
     try {
-      const result = await loadImages(clusterName(undefined, flags.name), argv as string[], {
+      const chosen = await chooseCluster(undefined, flags.name);
+      if (chosen.note && flags.output !== 'json') this.logToStderr(chosen.note);
+      const result = await loadImages(chosen.name, argv as string[], {
         onNode: ({ node, imported, skipped }) => {
           if (flags.output === 'json') return;
           for (const image of imported) this.logToStderr(`Image "${image}" loaded into node "${node}"`);

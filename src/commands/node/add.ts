@@ -1,6 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core';
+import { chooseCluster } from '../../cluster/current-cluster.js';
 import { errorMessage } from '../../cluster/errors.js';
-import { clusterName, DEFAULT_CLUSTER_NAME } from '../../cluster/name.js';
 import { addNode } from '../../cluster/node-add.js';
 import { addFakeNodes } from '../../cluster/node-add-fake.js';
 import type { PlannedNode } from '../../cluster/nodes/node-plan.js';
@@ -17,7 +17,9 @@ export default class NodeAdd extends Command {
   ];
 
   static override args = {
-    cluster: Args.string({ description: 'cluster name', default: DEFAULT_CLUSTER_NAME }),
+    cluster: Args.string({
+      description: "cluster name (default: the current kubeconfig context's tkube cluster, else tkube)",
+    }),
   };
 
   static override flags = {
@@ -41,9 +43,18 @@ export default class NodeAdd extends Command {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(NodeAdd);
+    let cluster: string;
+    try {
+      const chosen = await chooseCluster(args.cluster, undefined);
+      if (chosen.note && !flags.quiet) this.logToStderr(chosen.note);
+      cluster = chosen.name;
+    } catch (error) {
+      this.logToStderr(`Error: ${errorMessage(error)}`);
+      this.exit(1);
+    }
     if (flags.fake !== undefined) {
       try {
-        const names = await addFakeNodes(clusterName(args.cluster, undefined), flags.fake, {
+        const names = await addFakeNodes(cluster, flags.fake, {
           ...(flags.quiet && { progress: 'silent' as const }),
         });
         if (!flags.quiet) this.logToStderr(`Added fake nodes ${names.map((name) => `"${name}"`).join(', ')}`);
@@ -55,7 +66,7 @@ export default class NodeAdd extends Command {
     }
     let node: PlannedNode;
     try {
-      node = await addNode(clusterName(args.cluster, undefined), {
+      node = await addNode(cluster, {
         ...(flags.name !== undefined && { name: flags.name }),
         role: flags.role === 'control-plane' ? 'control-plane' : 'worker',
         nodesReadyTimeoutMs: parseDuration(flags.wait),

@@ -1,6 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core';
+import { chooseCluster } from '../../cluster/current-cluster.js';
 import { errorMessage } from '../../cluster/errors.js';
-import { clusterName, DEFAULT_CLUSTER_NAME } from '../../cluster/name.js';
 import { removeNode } from '../../cluster/node-remove.js';
 
 export default class NodeRemove extends Command {
@@ -16,7 +16,9 @@ export default class NodeRemove extends Command {
   };
 
   static override flags = {
-    cluster: Flags.string({ description: 'cluster name', default: DEFAULT_CLUSTER_NAME }),
+    cluster: Flags.string({
+      description: "cluster name (default: the current kubeconfig context's tkube cluster, else tkube)",
+    }),
     force: Flags.boolean({ description: 'remove without draining', default: false }),
     quiet: Flags.boolean({ char: 'q', description: 'print nothing but errors' }),
   };
@@ -24,7 +26,9 @@ export default class NodeRemove extends Command {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(NodeRemove);
     try {
-      await removeNode(clusterName(flags.cluster, undefined), args.node, {
+      const chosen = await chooseCluster(flags.cluster, undefined);
+      if (chosen.note && !flags.quiet) this.logToStderr(chosen.note);
+      await removeNode(chosen.name, args.node, {
         force: flags.force,
         ...(flags.quiet && { progress: 'silent' as const }),
       });

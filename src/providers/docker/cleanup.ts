@@ -23,6 +23,8 @@ export async function removeClusterResources(docker: Dockerode, cluster: string)
     (volumes ?? []).map((volume) => removeWithRetry(() => docker.getVolume(volume.Name).remove())),
   );
   const networks = await docker.listNetworks({ filters });
+  // What is still attached is not the cluster's (a shared registry): detach it, keep it.
+  await Promise.all(networks.map((network) => detachOthers(docker, network.Id)));
   await Promise.all(networks.map((network) => removeWithRetry(() => docker.getNetwork(network.Id).remove())));
   return {
     containers: containers.map((container) => (container.Names[0] ?? container.Id).replace(/^\//, '')).sort(),
@@ -35,6 +37,19 @@ export async function removeClusterResources(docker: Dockerode, cluster: string)
 export async function removeNodeResources(docker: Dockerode, node: string): Promise<void> {
   await removeWithRetry(() => docker.getContainer(node).remove({ force: true, v: true }));
   await removeWithRetry(() => docker.getVolume(containerdVolumeName(node)).remove());
+}
+
+async function detachOthers(docker: Dockerode, network: string): Promise<void> {
+  const info = (await docker
+    .getNetwork(network)
+    .inspect()
+    .catch(() => undefined)) as Dockerode.NetworkInspectInfo | undefined;
+  for (const container of Object.keys(info?.Containers ?? {})) {
+    await docker
+      .getNetwork(network)
+      .disconnect({ Container: container, Force: true })
+      .catch(() => undefined);
+  }
 }
 
 /**

@@ -62,7 +62,7 @@ networking:
     const attempt = () =>
       clusterConfigFrom(
         {
-          apiVersion: 'kind.x-k8s.io/v1alpha4',
+          apiVersion: 'tkube.dev/v1beta1',
           kind: 'Cluster',
           nodes: [
             { role: 'master', extraPortMappings: [{ hostPort: 70000 }], colour: 'red' },
@@ -75,7 +75,7 @@ networking:
       );
     expect(attempt).toThrow(
       [
-        'invalid cluster config c.yaml: apiVersion: must be tkube.dev/v1alpha1',
+        "invalid cluster config c.yaml: apiVersion: must be tkube.dev/v1alpha1 (or kind's kind.x-k8s.io/v1alpha4)",
         'nodes[0].colour: unknown field',
         'nodes[0].role: must be "control-plane" or "worker"',
         'nodes[0].extraPortMappings[0].containerPort: required',
@@ -89,6 +89,22 @@ networking:
     );
   });
 
+  it('reads the local registry: owned ({}), shared (a name), on a port; reports bad fields', () => {
+    const config = (registry: unknown) =>
+      clusterConfigFrom({ apiVersion: 'tkube.dev/v1alpha1', kind: 'Cluster', registry }, 'c.yaml').registry;
+    expect(config(undefined)).toBeUndefined();
+    expect(config({})).toEqual({});
+    expect(config({ name: 'kind-registry', port: 5002 })).toEqual({ name: 'kind-registry', port: 5002 });
+    expect(() => config(true)).toThrow('registry: must be an object (e.g. {} for a registry on port 5001)');
+    expect(() => config({ name: '-x', port: 0, host: 'a' })).toThrow(
+      [
+        'invalid cluster config c.yaml: registry.host: unknown field',
+        'registry.name: must be a container name: letters, digits, "_", "." and "-"',
+        'registry.port: must be a port number from 1 to 65535',
+      ].join('; '),
+    );
+  });
+
   it('publishes a schema with the same fields the validator accepts', () => {
     const schema = JSON.parse(readFileSync(join(repoRoot, 'docs/cluster-config.schema.json'), 'utf8'));
     expect(Object.keys(schema.properties).sort()).toEqual([
@@ -97,7 +113,9 @@ networking:
       'name',
       'networking',
       'nodes',
+      'registry',
     ]);
+    expect(Object.keys(schema.properties.registry.properties).sort()).toEqual(['name', 'port']);
     expect(Object.keys(schema.properties.networking.properties).sort()).toEqual([
       'apiServerPort',
       'podSubnet',

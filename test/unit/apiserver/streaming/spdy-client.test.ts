@@ -11,6 +11,8 @@ import {
   dataFrame,
   FLAG_FIN,
   FrameReader,
+  HeaderCompressor,
+  headerBlock,
   rstStreamFrame,
   type SpdyFrame,
 } from '../../../../src/apiserver/streaming/spdy-frames.js';
@@ -86,8 +88,8 @@ describe('SpdyClientConnection', () => {
     const { next } = serverFrames(server);
     const spdy = new SpdyClientConnection(client);
     const decode = headerReader();
-    const error = await spdy.open({ streamType: 'error' }, {});
-    const stdin = await spdy.open({ streamType: 'stdin' }, {});
+    const error = spdy.open({ streamType: 'error' }, {});
+    const stdin = spdy.open({ streamType: 'stdin' }, {});
     expect([error.id, stdin.id]).toEqual([1, 3]);
     for (const [id, type] of [
       [1, 'error'],
@@ -110,16 +112,35 @@ describe('SpdyClientConnection', () => {
     spdy.close();
   });
 
+  it('writes header blocks a zlib reader decodes in turn, one larger than a stored block among them', async () => {
+    const compressor = new HeaderCompressor();
+    const big = 'x'.repeat(70_000);
+    const decoded: Buffer[] = [];
+    const inflate = createInflate();
+    inflate.on('data', (c: Buffer) => decoded.push(c));
+    const blocks: Record<string, string>[] = [{ streamType: 'error' }, { streamType: 'stdin', big }, {}];
+    for (const headers of blocks) {
+      const compressed = compressor.compress(headerBlock(headers));
+      // Each block ends as a sync flush ends, so a reader limited to the frame (Go's) never reads past it.
+      expect(compressed.subarray(-5)).toEqual(Buffer.of(0, 0, 0, 0xff, 0xff));
+      await new Promise<void>((resolve) => {
+        inflate.write(compressed);
+        inflate.flush(constants.Z_SYNC_FLUSH, () => resolve());
+      });
+      expect(Buffer.concat(decoded.splice(0))).toEqual(headerBlock(headers));
+    }
+  });
+
   it("routes the server's data per stream, ends a stream on FIN or RST, echoes PING", async () => {
     const { client, server } = await socketPair();
     const { next } = serverFrames(server);
     const spdy = new SpdyClientConnection(client);
     const seen: string[] = [];
-    await spdy.open(
+    spdy.open(
       { streamType: 'stdout' },
       { onData: (d) => seen.push(`out:${d}`), onEnd: () => seen.push('out:end') },
     );
-    await spdy.open(
+    spdy.open(
       { streamType: 'stderr' },
       { onData: (d) => seen.push(`err:${d}`), onEnd: () => seen.push('err:end') },
     );
@@ -147,7 +168,7 @@ describe('SpdyClientConnection', () => {
     const { client, server } = await socketPair();
     const spdy = new SpdyClientConnection(client);
     const ended = new Promise<void>((resolve) => {
-      void spdy.open({ streamType: 'error' }, { onEnd: resolve });
+      spdy.open({ streamType: 'error' }, { onEnd: resolve });
     });
     server.destroy();
     await ended;
