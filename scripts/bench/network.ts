@@ -12,7 +12,8 @@
 //   does not blur;
 // - HTTP requests/s from a pod on one node to a backend on another through the service's
 //   ClusterIP and straight to the pod IP, alternating, a new connection per request (goal:
-//   within 10 %), with the nodes' CPU per request;
+//   within 10 %), with the nodes' CPU per request; and the same service through the ingress
+//   against its ClusterIP (network-ingress.ts; goal ≥ 70 %);
 // - the time a NetworkPolicy change takes to take effect (network-policy.ts; goal p99 ≤ 1 s).
 // Load generators and the backend are the node's Node.js in pods (node-script-pod.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,11 +29,13 @@ import { ENDPOINT_SLICES, NODES, PODS, SERVICES } from '../../src/client/resourc
 import { clientFromKubeconfig } from '../../src/client/transports.js';
 import { buildBusyboxImage, waitFor } from '../../test/e2e/kubelet/pods-support.js';
 import { dnsHandlerCpuPerQuery } from './dns-handler.js';
+import { runIngressBench } from './network-ingress.js';
 import { policyChangeLatency, policyChangeRow } from './network-policy.js';
 import {
   containerCpuSeconds,
   DNS_LOAD_SCRIPT,
   type DnsLoadResult,
+  HTTP_LOAD_SCRIPT,
   nodeScriptPod,
   runToResult,
 } from './node-script-pod.js';
@@ -62,35 +65,6 @@ const IMAGE = 'tkube-test/busybox:net-bench';
 
 /** The backend: answers every request with `ok`. */
 const HTTP_SERVER_SCRIPT = `require('node:http').createServer((req, res) => res.end('ok\\n')).listen(8080);`;
-
-/**
- * The HTTP load generator: argv is host, port, seconds, concurrency. A new connection per
- * request (agent: false), so each one passes the proxy's DNAT. Prints `RESULT {...}`.
- */
-const HTTP_LOAD_SCRIPT = `
-const http = require('node:http');
-const [host, port, seconds, concurrency] = process.argv.slice(1).map((v, i) => i === 0 ? v : Number(v));
-const latencies = []; let ok = 0; let errors = 0; let stopped = false; let active = concurrency;
-const cpu = process.cpuUsage(); const start = performance.now();
-function pct(sorted, p) { return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p / 100 * sorted.length) - 1)] : NaN; }
-function finish() {
-  if (--active > 0) return;
-  const elapsed = (performance.now() - start) / 1000; const used = process.cpuUsage(cpu);
-  latencies.sort((a, b) => a - b);
-  console.log('RESULT ' + JSON.stringify({ ok, errors, rps: ok / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), clientCpuSeconds: (used.user + used.system) / 1e6 }));
-}
-function one() {
-  if (stopped) return finish();
-  const at = performance.now();
-  const request = http.get({ host, port, path: '/', agent: false }, (res) => {
-    res.resume();
-    res.on('end', () => { if (res.statusCode === 200) { ok++; latencies.push(performance.now() - at); } else errors++; one(); });
-  });
-  request.on('error', () => { errors++; setTimeout(one, 10); });
-}
-for (let i = 0; i < concurrency; i++) one();
-setTimeout(() => { stopped = true; }, seconds * 1000);
-`;
 
 interface HttpResult {
   readonly ok: number;
@@ -343,6 +317,19 @@ try {
     ],
   );
 
+  // 2b. The same service through the ingress (network-ingress.ts).
+  const ingress = await runIngressBench({
+    client,
+    kubectlEnv: env,
+    context,
+    nodes,
+    image: IMAGE,
+    service: 'svc-0',
+    rounds: HTTP_ROUNDS,
+    seconds: HTTP_SECONDS,
+    concurrency: HTTP_CONCURRENCY,
+  });
+
   // 3. Cluster DNS from one pod, at its own node's server; and the query path alone, in-process.
   const handlerCpu = await dnsHandlerCpuPerQuery(PROGRAMMED_SERVICES);
   const agentCpuBefore = await agentCpuSeconds(nodes[0]!);
@@ -482,6 +469,8 @@ try {
       programmingP99Ms: Math.round(p(programmed, 99) * 1000),
       httpServiceRps: Math.round(percentile(rps('service'), 50)),
       httpPodRps: Math.round(percentile(rps('pod'), 50)),
+      ingressRps: Math.round(ingress.ingressRps),
+      ingressP99Ms: Number(ingress.ingressP99Ms.toFixed(2)),
       dnsMaxQps: Math.round(dns.max.qps),
       dnsSteadyP99Ms: Number(dns.steady.p99.toFixed(3)),
       partialSyncMs: Number((percentile(partial, 50) * 1000).toFixed(1)),

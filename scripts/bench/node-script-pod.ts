@@ -9,6 +9,37 @@ import { PODS } from '../../src/client/resources.js';
 import type { Client } from '../../src/client/types.js';
 
 /**
+ * The HTTP load generator: argv is host, port, seconds, concurrency and optionally a Host header.
+ * A new connection per request (agent: false), so each one passes the proxy's DNAT. Prints
+ * `RESULT {ok, errors, rps, p50, p99, clientCpuSeconds}`.
+ */
+export const HTTP_LOAD_SCRIPT = `
+const http = require('node:http');
+const [host, port, seconds, concurrency] = process.argv.slice(1).map((v, i) => i === 0 ? v : Number(v));
+const headers = process.argv[5] ? { host: process.argv[5] } : {};
+const latencies = []; let ok = 0; let errors = 0; let stopped = false; let active = concurrency;
+const cpu = process.cpuUsage(); const start = performance.now();
+function pct(sorted, p) { return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p / 100 * sorted.length) - 1)] : NaN; }
+function finish() {
+  if (--active > 0) return;
+  const elapsed = (performance.now() - start) / 1000; const used = process.cpuUsage(cpu);
+  latencies.sort((a, b) => a - b);
+  console.log('RESULT ' + JSON.stringify({ ok, errors, rps: ok / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), clientCpuSeconds: (used.user + used.system) / 1e6 }));
+}
+function one() {
+  if (stopped) return finish();
+  const at = performance.now();
+  const request = http.get({ host, port, path: '/', agent: false, headers }, (res) => {
+    res.resume();
+    res.on('end', () => { if (res.statusCode === 200) { ok++; latencies.push(performance.now() - at); } else errors++; one(); });
+  });
+  request.on('error', () => { errors++; setTimeout(one, 10); });
+}
+for (let i = 0; i < concurrency; i++) one();
+setTimeout(() => { stopped = true; }, seconds * 1000);
+`;
+
+/**
  * The DNS load generator: argv is the server, the service count, the in-flight limit and seconds
  * of the closed loop, the rate and seconds of the open loop. It asks A records of
  * `svc-<i>.default.svc.cluster.local` and prints one `RESULT {max, steady}` line. Self-contained:

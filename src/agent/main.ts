@@ -10,6 +10,7 @@ import { NODES, PVS, SERVICES } from '../client/resources.js';
 import { httpsClient } from '../client/transports.js';
 import { readAgentConfig } from './config.js';
 import { ClusterDns } from './dns/cluster-dns.js';
+import { NodeIngress } from './ingress/index.js';
 import { clusterNameOfNode, Kubelet, parseResolvConf } from './kubelet/index.js';
 import { startKubeletServer } from './kubelet/server/index.js';
 import { nodeSpeaker } from './loadbalancer/index.js';
@@ -142,6 +143,16 @@ async function main(): Promise<void> {
     console.error(`agent: no load balancer announcements from this node: ${String(error)}`);
     return undefined;
   });
+  // The node's ingress controller on ports 80 and 443 of the node's own address only (where the
+  // ingress's LoadBalancer service and kind-style port mappings send traffic): a wildcard listener
+  // would also answer on the LoadBalancer addresses this node holds for user services whenever
+  // their DNAT rules are not (yet) there, and keep those connections after the rules arrive.
+  const ingress = new NodeIngress({
+    client: networkClient,
+    informers,
+    nodeName: config.nodeName,
+    bindAddress: config.nodeIP,
+  });
   // Local-path volumes of this node: their directories go with their PersistentVolumes.
   new LocalPathCleaner({ nodeName: config.nodeName }).watch(
     informers.informerFor<PersistentVolume>(PVS),
@@ -202,6 +213,9 @@ async function main(): Promise<void> {
     dns,
     tunnel.run(abort.signal),
     speaker?.run(abort.signal),
+    ingress
+      .run(abort.signal)
+      .catch((error: unknown) => console.error(`agent: ingress controller stopped: ${String(error)}`)),
   ]);
   await informers.stop();
   await Promise.all([client.close(), networkClient.close(), proxyClient?.close(), dnsClient?.close()]);

@@ -14,6 +14,7 @@ import {
   certificateSigningAdmission,
 } from './admission/plugins/certificate-signers.js';
 import { certificateSubjectRestrictionAdmission } from './admission/plugins/certificate-subject-restriction.js';
+import { defaultIngressClassAdmission } from './admission/plugins/default-ingress-class.js';
 import { defaultStorageClassAdmission } from './admission/plugins/default-storage-class.js';
 import { defaultTolerationSecondsAdmission } from './admission/plugins/default-toleration-seconds.js';
 import { limitRangerAdmission } from './admission/plugins/limit-ranger.js';
@@ -323,6 +324,7 @@ export class ApiServer {
       certificateApprovalAdmission(this.authorizer),
       certificateSigningAdmission(this.authorizer),
       certificateSubjectRestrictionAdmission,
+      defaultIngressClassAdmission(this.resourceStore('networking.k8s.io', 'v1', 'ingressclasses')!),
       // Upstream's order: webhooks and policies after the built-in plugins, quota last.
       webhooks.mutating,
       policies.plugin,

@@ -49,6 +49,10 @@ export const CRON_JOBS = builtin('batch', 'v1', 'cronjobs');
 export const HPAS = builtin('autoscaling', 'v2', 'horizontalpodautoscalers');
 export const PDBS = builtin('policy', 'v1', 'poddisruptionbudgets');
 
+// networking
+export const INGRESSES = builtin('networking.k8s.io', 'v1', 'ingresses');
+export const INGRESS_CLASSES = builtin('networking.k8s.io', 'v1', 'ingressclasses');
+
 // discovery, events, coordination, certificates, scheduling, node
 export const ENDPOINT_SLICES = builtin('discovery.k8s.io', 'v1', 'endpointslices');
 export const EVENTS_V1 = builtin('events.k8s.io', 'v1', 'events');

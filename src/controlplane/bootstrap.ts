@@ -5,6 +5,11 @@ import {
   CLUSTER_DNS_NAMESPACE,
   CLUSTER_DNS_SERVICE,
 } from '../api/cluster-dns.js';
+import {
+  DEFAULT_INGRESS_CLASS_ANNOTATION,
+  INGRESS_CLASS_NAME,
+  INGRESS_CONTROLLER_NAME,
+} from '../api/ingress.js';
 import type { KubeObject } from '../api/object.js';
 import {
   ANN_DEFAULT_STORAGE_CLASS,
@@ -105,6 +110,26 @@ export async function bootstrapCluster(api: ApiServer, securePort: number): Prom
     () => storageClasses.get('', DEFAULT_STORAGE_CLASS),
     () => storageClasses.create('', defaultStorageClass()),
   );
+  // The agents' ingress controller's default class (recreated when missing at start-up; edits
+  // stay). Its LoadBalancer service comes with the first Ingress (the ingress-status controller).
+  const ingressClasses = api.resourceStore('networking.k8s.io', 'v1', 'ingressclasses')!;
+  await ensure(
+    () => ingressClasses.get('', INGRESS_CLASS_NAME),
+    () => ingressClasses.create('', defaultIngressClass()),
+  );
+}
+
+function defaultIngressClass(): KubeObject {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'IngressClass',
+    metadata: {
+      name: INGRESS_CLASS_NAME,
+      annotations: { [DEFAULT_INGRESS_CLASS_ANNOTATION]: 'true' },
+      labels: { 'app.kubernetes.io/managed-by': 'tkube' },
+    },
+    spec: { controller: INGRESS_CONTROLLER_NAME },
+  } as KubeObject;
 }
 
 /** `standard`, as kind's: the default class, served by the built-in local-path provisioner. */

@@ -26,6 +26,7 @@ import { endpointsController } from '../controllers/endpoint/endpoints-controlle
 import { endpointSliceController } from '../controllers/endpointslice/endpointslice-controller.js';
 import { endpointSliceMirroringController } from '../controllers/endpointslice-mirroring/endpointslice-mirroring-controller.js';
 import { garbageCollectorController } from '../controllers/garbage-collector/garbage-collector.js';
+import { ingressStatusController } from '../controllers/ingress-status/ingress-status-controller.js';
 import { jobController } from '../controllers/job/job-controller.js';
 import { namespaceController } from '../controllers/namespace/namespace-controller.js';
 import { nodeIpamController } from '../controllers/node-ipam/node-ipam-controller.js';
@@ -83,6 +84,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   csrSigningController,
   csrCleanerController,
   clusterDnsController,
+  ingressStatusController,
   serviceLoadBalancerController,
   persistentVolumeBinderController,
   pvcProtectionController,

@@ -6,6 +6,7 @@
 // LoadBalancer service; the agents' network policy enforcement reads pods, namespaces and policies.
 import type { ApiServer } from '../apiserver/api-server.js';
 import { CLUSTER_DNS_SERVICE_ACCOUNT } from '../controllers/cluster-dns/cluster-dns-controller.js';
+import { INGRESS_STATUS_SERVICE_ACCOUNT } from '../controllers/ingress-status/ingress-status-controller.js';
 
 /** The user the agents' pod-network client authenticates as (client certificate CN). */
 export const POD_NETWORK_USER = 'tkube:pod-network';
@@ -59,6 +60,17 @@ const ROLES: readonly { name: string; rules: Rule[]; subject: Subject }[] = [
     subject: { kind: 'User', name: POD_NETWORK_USER },
   },
   {
+    // The agents' ingress controllers (under the pod-network identity), with ingress-nginx's
+    // rights: Ingresses and their classes, the services they route to, TLS Secrets, events.
+    name: 'tkube:ingress-controller',
+    rules: [
+      { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'ingressclasses'], verbs: READ },
+      { apiGroups: [''], resources: ['services', 'secrets'], verbs: READ },
+      { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'update', 'patch'] },
+    ],
+    subject: { kind: 'User', name: POD_NETWORK_USER },
+  },
+  {
     // system:coredns's rules.
     name: 'tkube:cluster-dns',
     rules: [
@@ -85,6 +97,17 @@ const ROLES: readonly { name: string; rules: Rule[]; subject: Subject }[] = [
       },
     ],
     subject: { kind: 'ServiceAccount', name: CLUSTER_DNS_SERVICE_ACCOUNT, namespace: 'kube-system' },
+  },
+  {
+    // ingress-nginx's status syncer: the published service's addresses into its Ingresses; it
+    // makes that service with the first Ingress.
+    name: 'tkube:controller:ingress-status',
+    rules: [
+      { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'ingressclasses'], verbs: READ },
+      { apiGroups: ['networking.k8s.io'], resources: ['ingresses/status'], verbs: ['update'] },
+      { apiGroups: [''], resources: ['services'], verbs: [...READ, 'create'] },
+    ],
+    subject: { kind: 'ServiceAccount', name: INGRESS_STATUS_SERVICE_ACCOUNT, namespace: 'kube-system' },
   },
 ];
 

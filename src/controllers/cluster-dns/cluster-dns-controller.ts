@@ -5,9 +5,12 @@
 // endpointslice controller leaves slices it does not manage alone), as kube-proxy and
 // `kubectl get endpoints,endpointslices` expect to see them. A node whose InternalIP no pod can
 // reach (loopback, link-local, unspecified: what Endpoints validation refuses) is left out, so
-// one such node cannot keep the others' addresses from being written.
+// one such node cannot keep the others' addresses from being written. The ingress controller's
+// LoadBalancer service `kube-system/tkube-ingress` is served by the agents the same way (their
+// ports 80 and 443), so its endpoints are kept here too.
 
 import { CLUSTER_DNS_NAMESPACE, CLUSTER_DNS_SERVICE } from '../../api/cluster-dns.js';
+import { INGRESS_SERVICE, INGRESS_SERVICE_NAMESPACE } from '../../api/ingress.js';
 import { type Ipv4Cidr, ipv4CidrContains, parseIpv4, parseIpv4Cidr } from '../../api/ipv4.js';
 import type {
   EndpointPort as CoreEndpointPort,
@@ -33,7 +36,11 @@ const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
 const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
 /** Fake nodes (providers/fake) carry this label; they run no agent and so no DNS server. */
 const FAKE_NODE_LABEL = 'fake.tkube.dev/node';
-const KEY = `${CLUSTER_DNS_NAMESPACE}/${CLUSTER_DNS_SERVICE}`;
+/** The services whose endpoints are the agents: cluster DNS and the ingress controller. */
+const KEYS = new Set([
+  `${CLUSTER_DNS_NAMESPACE}/${CLUSTER_DNS_SERVICE}`,
+  `${INGRESS_SERVICE_NAMESPACE}/${INGRESS_SERVICE}`,
+]);
 
 /** Ranges Endpoints validation (ValidateNonSpecialIP) refuses: loopback, link-local, link-local multicast. */
 const SPECIAL_RANGES: readonly Ipv4Cidr[] = ['127.0.0.0/8', '169.254.0.0/16', '224.0.0.0/24'].map(
@@ -84,8 +91,8 @@ export function desiredEndpoints(service: Service, nodes: readonly DnsNode[]): E
     apiVersion: 'v1',
     kind: 'Endpoints',
     metadata: {
-      name: CLUSTER_DNS_SERVICE,
-      namespace: CLUSTER_DNS_NAMESPACE,
+      name: service.metadata?.name ?? '',
+      namespace: service.metadata?.namespace ?? '',
       labels: { ...service.metadata?.labels, [SKIP_MIRROR_LABEL]: 'true' },
     },
     subsets:
@@ -111,18 +118,18 @@ export function desiredSlice(service: Service, nodes: readonly DnsNode[]): Endpo
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
     metadata: {
-      name: CLUSTER_DNS_SERVICE,
-      namespace: CLUSTER_DNS_NAMESPACE,
+      name: service.metadata?.name ?? '',
+      namespace: service.metadata?.namespace ?? '',
       labels: {
         ...service.metadata?.labels,
-        [SERVICE_NAME_LABEL]: CLUSTER_DNS_SERVICE,
+        [SERVICE_NAME_LABEL]: service.metadata?.name ?? '',
         [MANAGED_BY_LABEL]: CLUSTER_DNS_MANAGER,
       },
       ownerReferences: [
         {
           apiVersion: 'v1',
           kind: 'Service',
-          name: CLUSTER_DNS_SERVICE,
+          name: service.metadata?.name ?? '',
           uid: service.metadata?.uid ?? '',
           controller: true,
           blockOwnerDeletion: true,
@@ -160,27 +167,26 @@ export class ClusterDnsController {
 
   constructor(private readonly context: ControllerContext) {
     this.client = context.clientFor(CLUSTER_DNS_SERVICE_ACCOUNT);
-    this.controller = new Controller({ name: 'cluster-dns', sync: () => this.sync() });
-    const toKey = () => KEY;
-    const ours = (object: { metadata?: { namespace?: string; name?: string } }) =>
-      object.metadata?.namespace === CLUSTER_DNS_NAMESPACE && object.metadata.name === CLUSTER_DNS_SERVICE
-        ? KEY
-        : undefined;
+    this.controller = new Controller({ name: 'cluster-dns', sync: (key) => this.sync(key) });
+    const toKey = () => [...KEYS];
+    const ours = (object: { metadata?: { namespace?: string; name?: string } }) => {
+      const key = `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+      return KEYS.has(key) ? key : undefined;
+    };
     this.controller.watch(context.informers.informerFor<Node>(NODES), toKey);
     this.controller.watch(context.informers.informerFor<Service>(SERVICES), ours);
     this.controller.watch(context.informers.informerFor<Endpoints>(ENDPOINTS), ours);
     this.controller.watch(context.informers.informerFor<EndpointSlice>(ENDPOINT_SLICES), ours);
   }
 
-  async sync(): Promise<void> {
-    const service = this.context.informers
-      .listerFor<Service>(SERVICES)
-      .get(CLUSTER_DNS_NAMESPACE, CLUSTER_DNS_SERVICE);
+  async sync(key = `${CLUSTER_DNS_NAMESPACE}/${CLUSTER_DNS_SERVICE}`): Promise<void> {
+    const [namespace = '', name = ''] = key.split('/');
+    const service = this.context.informers.listerFor<Service>(SERVICES).get(namespace, name);
     // Gone: its Endpoints go with it (as the endpoints controller deletes them), its slice by owner.
     if (!service || service.metadata?.deletionTimestamp) {
       await this.client
         .resource<Endpoints>(ENDPOINTS)
-        .delete(CLUSTER_DNS_NAMESPACE, CLUSTER_DNS_SERVICE)
+        .delete(namespace, name)
         .catch((error: unknown) => {
           if (!isNotFound(error)) throw error;
         });
@@ -200,7 +206,7 @@ export class ClusterDnsController {
   ): Promise<void> {
     const current = this.context.informers
       .listerFor<T>(resource)
-      .get(CLUSTER_DNS_NAMESPACE, CLUSTER_DNS_SERVICE);
+      .get(desired.metadata?.namespace ?? '', desired.metadata?.name ?? '');
     const client = this.client.resource<T>(resource);
     if (!current) {
       try {

@@ -28,11 +28,16 @@ export interface NetworkCluster {
   readonly nodeIPs: ReadonlyMap<string, string>;
   readonly client: Client;
   readonly pods: ResourceClient<Pod>;
+  /** Loads an image of the host's Docker into every node. */
+  loadImage(reference: string): Promise<void>;
   kubectl(args: string[], input?: string): Promise<{ exitCode: number; stdout: string; stderr: string }>;
   down(): Promise<void>;
 }
 
-/** `prefix` keeps suites of different work apart (`px` the proxy's, `lb` the load balancer's). */
+/**
+ * `prefix` keeps suites of different work apart (`px` the proxy's, `lb` the load balancer's);
+ * TKUBE_E2E_CLUSTER_PREFIX replaces it (several people running the same suite on one machine).
+ */
 export async function startNetworkCluster(
   suite: string,
   nodes = 2,
@@ -40,7 +45,7 @@ export async function startNetworkCluster(
   /** More environment for `tkube up` (and so for the control plane it starts). */
   extraEnv: Record<string, string> = {},
 ): Promise<NetworkCluster> {
-  const name = `${prefix}-${suite}-${randomBytes(2).toString('hex')}`;
+  const name = `${process.env.TKUBE_E2E_CLUSTER_PREFIX || prefix}-${suite}-${randomBytes(2).toString('hex')}`;
   const dir = mkdtempSync(join(tmpdir(), `tkube-e2e-${name}-`));
   const env = {
     TKUBE_HOME: join(dir, 'home'),
@@ -68,6 +73,10 @@ export async function startNetworkCluster(
     nodeIPs,
     client,
     pods: client.resource<Pod>(PODS),
+    async loadImage(reference) {
+      const result = await tkube(['load', 'image', reference, '--name', name], env);
+      if (result.exitCode !== 0) throw new Error(`tkube load image failed: ${result.stderr}`);
+    },
     ...kubectlAndDown(name, env, dir, client),
   };
 }
