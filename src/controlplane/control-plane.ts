@@ -55,6 +55,8 @@ export interface ControlPlaneOptions {
    * (see component-thread.ts). Without it they run on this thread.
    */
   readonly componentThreadEntry?: string;
+  /** With an entry: a thread for each component (the default) or one `shared` by both. */
+  readonly componentThreadLayout?: 'separate' | 'shared';
 }
 
 export interface RunningControlPlane {
@@ -208,7 +210,13 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   });
   const loopback = new Loopback(apiServer, options.stateDir);
   const components = options.componentThreadEntry
-    ? startComponentThreads(options.componentThreadEntry, loopback.access(), settings, options.fakeNodes)
+    ? startComponentThreads(
+        options.componentThreadEntry,
+        options.componentThreadLayout ?? 'separate',
+        loopback.access(),
+        settings,
+        options.fakeNodes,
+      )
     : startComponents(loopback, settings, COMPONENT_NAMES, options.fakeNodes);
   await components.ready;
   const loadBalancerHostPorts = startLoadBalancerHostPorts(

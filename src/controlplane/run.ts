@@ -19,6 +19,8 @@ export interface ControlPlaneArgs {
 export interface RunOptions {
   /** The entry point to start the component thread from (see component-thread.ts); none runs them on this thread. */
   readonly componentThreadEntry?: string;
+  /** One thread for both components instead of one each (see component-thread.ts). */
+  readonly componentThreadLayout?: 'separate' | 'shared';
 }
 
 /** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
@@ -38,6 +40,7 @@ export async function runControlPlane(
       ...(args.loadBalancerIpRange && { loadBalancerIpRange: args.loadBalancerIpRange }),
     },
     componentThreadEntry: options.componentThreadEntry,
+    componentThreadLayout: options.componentThreadLayout,
   });
   log(`control plane serving on port ${running.port} (ready in ${Date.now() - started} ms)`);
   await new Promise<void>((resolve) => {
