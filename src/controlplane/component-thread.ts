@@ -8,8 +8,8 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { ClusterSettings } from '../controllers/context.js';
 import type { FakeNodesOptions } from '../providers/fake/index.js';
-import { type ComponentName, type Components, startComponents } from './components.js';
-import type { LoopbackAccess } from './loopback.js';
+import type { ComponentName, Components } from './components.js';
+import type { LoopbackAccess, LoopbackClients } from './loopback.js';
 import { SocketLoopbackClients } from './socket-loopback.js';
 
 /** A thread that dies unasked is started again after this long, as a kubelet restarts a crashed pod. */
@@ -45,6 +45,12 @@ export function componentThreadLayoutFrom(env: NodeJS.ProcessEnv): ComponentThre
   );
 }
 
+/** The programs a component thread starts from: any components, or the scheduler alone (smaller). */
+export interface ComponentThreadEntries {
+  readonly components: string;
+  readonly scheduler: string;
+}
+
 /** This thread's data if it is a component thread (and the entry point should run it). */
 export function componentThreadData(): ComponentThreadData | undefined {
   if (isMainThread) return undefined;
@@ -52,10 +58,18 @@ export function componentThreadData(): ComponentThreadData | undefined {
   return data?.tkubeComponentThread === true ? (data as ComponentThreadData) : undefined;
 }
 
+/** Starts the components a thread was given; each entry point passes only the code it bundles. */
+export type StartComponents = (
+  clients: LoopbackClients,
+  settings: ClusterSettings,
+  names: readonly ComponentName[],
+  fakeNodes?: FakeNodesOptions,
+) => Components;
+
 /** The component thread's body: runs the components until the control plane says stop. */
-export function runComponentThread(data: ComponentThreadData): void {
+export function runComponentThread(data: ComponentThreadData, start: StartComponents): void {
   const clients = new SocketLoopbackClients(data.access);
-  const components = startComponents(clients, data.settings, data.components, data.fakeNodes);
+  const components = start(clients, data.settings, data.components, data.fakeNodes);
   components.ready.then(
     () => parentPort!.postMessage(READY),
     (error: unknown) => console.error(`fake nodes failed to start: ${String(error)}`),
@@ -76,16 +90,28 @@ export function runComponentThread(data: ComponentThreadData): void {
  * `shared`, one thread for both); `ready` settles once the fake nodes are Ready.
  */
 export function startComponentThreads(
-  entry: string,
+  entries: ComponentThreadEntries,
   layout: Exclude<ComponentThreadLayout, 'none'>,
   access: LoopbackAccess,
   settings: ClusterSettings,
   fakeNodes?: FakeNodesOptions,
 ): Components {
   if (layout === 'shared')
-    return startComponentThread(entry, ['controller-manager', 'scheduler'], access, settings, fakeNodes);
-  const scheduler = startComponentThread(entry, ['scheduler'], access, settings);
-  const controllerManager = startComponentThread(entry, ['controller-manager'], access, settings, fakeNodes);
+    return startComponentThread(
+      entries.components,
+      ['controller-manager', 'scheduler'],
+      access,
+      settings,
+      fakeNodes,
+    );
+  const scheduler = startComponentThread(entries.scheduler, ['scheduler'], access, settings);
+  const controllerManager = startComponentThread(
+    entries.components,
+    ['controller-manager'],
+    access,
+    settings,
+    fakeNodes,
+  );
   return {
     ready: controllerManager.ready,
     async stop() {

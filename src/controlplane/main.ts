@@ -1,6 +1,6 @@
 // The control plane's own entry point: `node dist/controlplane/main.js --state-dir D --api-port P`.
 // It skips the CLI framework so that a new cluster answers /readyz sooner. The control plane
-// starts its component threads from component-main.js beside this file (see component-thread.ts).
+// starts its component threads from component-main.js and scheduler-main.js beside this file (see component-thread.ts).
 import { dirname, join } from 'node:path';
 import { componentThreadLayoutFrom } from './component-thread.js';
 import { parseCommandLine, runControlPlane } from './run.js';
@@ -18,8 +18,13 @@ try {
     // Beside the bundle's entry or the compiled module. A worker thread cannot load the
     // TypeScript source (a loader such as tsx does not reach it), so from source the
     // components share the apiserver's thread.
-    componentThreadEntry:
-      entry?.endsWith('.js') && layout !== 'none' ? join(dirname(entry), 'component-main.js') : undefined,
+    componentThreadEntries:
+      entry?.endsWith('.js') && layout !== 'none'
+        ? {
+            components: join(dirname(entry), 'component-main.js'),
+            scheduler: join(dirname(entry), 'scheduler-main.js'),
+          }
+        : undefined,
     componentThreadLayout: layout === 'shared' ? 'shared' : 'separate',
   }).catch(fail);
 } catch (error) {

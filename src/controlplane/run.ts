@@ -2,6 +2,7 @@
 // (main.ts) and the hidden `tkube controlplane` command.
 import { parseArgs } from 'node:util';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
+import type { ComponentThreadEntries } from './component-thread.js';
 import { startControlPlane } from './control-plane.js';
 
 export interface ControlPlaneArgs {
@@ -18,7 +19,7 @@ export interface ControlPlaneArgs {
 
 export interface RunOptions {
   /** The entry point to start the component thread from (see component-thread.ts); none runs them on this thread. */
-  readonly componentThreadEntry?: string;
+  readonly componentThreadEntries?: ComponentThreadEntries;
   /** One thread for both components instead of one each (see component-thread.ts). */
   readonly componentThreadLayout?: 'separate' | 'shared';
 }
@@ -39,7 +40,7 @@ export async function runControlPlane(
       ...(args.clusterCidr && { clusterCidr: args.clusterCidr }),
       ...(args.loadBalancerIpRange && { loadBalancerIpRange: args.loadBalancerIpRange }),
     },
-    componentThreadEntry: options.componentThreadEntry,
+    componentThreadEntries: options.componentThreadEntries,
     componentThreadLayout: options.componentThreadLayout,
   });
   log(`control plane serving on port ${running.port} (ready in ${Date.now() - started} ms)`);
