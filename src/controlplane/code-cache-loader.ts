@@ -7,7 +7,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
-import { isMainThread } from 'node:worker_threads';
+import { isMainThread, threadId } from 'node:worker_threads';
 
 /** Long enough for start-up to have compiled what it runs; short of any test's lifetime. */
 const CACHE_WRITE_DELAY_MS = 3_000;
@@ -29,7 +29,7 @@ function readCache(path: string): Buffer | undefined {
 }
 
 function writeCache(path: string, data: Buffer): void {
-  const temporary = `${path}.${process.pid}.tmp`;
+  const temporary = `${path}.${process.pid}.${threadId}.tmp`;
   try {
     writeFileSync(temporary, data);
     renameSync(temporary, path);
@@ -40,12 +40,14 @@ function writeCache(path: string, data: Buffer): void {
 
 /**
  * Runs a CommonJS file as Node would, with `cacheFile` as its V8 code cache; says whether V8
- * took the cache. Without a usable one, the cache is written `writeDelayMs` later.
+ * took the cache. Without a usable one, the cache is written `writeDelayMs` later by the main
+ * thread, or by a worker thread when `writer` says so (the components' bundle, which only they run).
  */
 export function runWithCodeCache(
   file: string,
   cacheFile: string,
   writeDelayMs = CACHE_WRITE_DELAY_MS,
+  writer = isMainThread,
 ): { usedCache: boolean } {
   const source = readFileSync(file, 'utf8');
   const cachedData = readCache(cacheFile);
@@ -55,9 +57,7 @@ export function runWithCodeCache(
     cachedData,
   });
   const usedCache = cachedData !== undefined && script.cachedDataRejected !== true;
-  // The component thread runs the bundle too; the cache is the start-up of the main thread, which
-  // /readyz waits for, so only that thread writes it.
-  if (!usedCache && isMainThread)
+  if (!usedCache && writer)
     setTimeout(() => writeCache(cacheFile, script.createCachedData()), writeDelayMs).unref();
   const module = { exports: {} };
   (script.runInThisContext() as CommonJsWrapper)(

@@ -8,8 +8,8 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { ClusterSettings } from '../controllers/context.js';
 import type { FakeNodesOptions } from '../providers/fake/index.js';
-import { type ComponentName, type Components, startComponents } from './components.js';
-import type { LoopbackAccess } from './loopback.js';
+import type { ComponentName, Components } from './components.js';
+import type { LoopbackAccess, LoopbackClients } from './loopback.js';
 import { SocketLoopbackClients } from './socket-loopback.js';
 
 /** A thread that dies unasked is started again after this long, as a kubelet restarts a crashed pod. */
@@ -17,16 +17,38 @@ const RESTART_DELAY_MS = 1_000;
 /** How long a stop waits for the thread to finish before ending it. */
 const STOP_TIMEOUT_MS = 10_000;
 const STOP = 'stop';
+/** Where the components run: `separate` threads (the default), one `shared` thread, or `none` (the apiserver's). */
+export const COMPONENT_THREADS_ENV = 'TKUBE_COMPONENT_THREADS';
+export type ComponentThreadLayout = 'separate' | 'shared' | 'none';
 /** What the thread tells the control plane once its fake nodes (if any) are Ready. */
 const READY = 'ready';
 
 export interface ComponentThreadData {
   readonly tkubeComponentThread: true;
-  readonly component: ComponentName;
+  readonly components: readonly ComponentName[];
   readonly access: LoopbackAccess;
   readonly settings: ClusterSettings;
   /** Fake nodes run beside the controller manager. */
   readonly fakeNodes?: FakeNodesOptions;
+}
+
+/**
+ * The layout asked for in the environment. One thread, or none, saves the memory of an isolate
+ * holding the whole program each (about 30 MiB), at the cost of the components sharing a core.
+ */
+export function componentThreadLayoutFrom(env: NodeJS.ProcessEnv): ComponentThreadLayout {
+  const value = env[COMPONENT_THREADS_ENV] ?? '';
+  if (value === '') return 'separate';
+  if (value === 'separate' || value === 'shared' || value === 'none') return value;
+  throw new Error(
+    `${COMPONENT_THREADS_ENV}=${JSON.stringify(value)}: must be "separate", "shared" or "none"`,
+  );
+}
+
+/** The programs a component thread starts from: any components, or the scheduler alone (smaller). */
+export interface ComponentThreadEntries {
+  readonly components: string;
+  readonly scheduler: string;
 }
 
 /** This thread's data if it is a component thread (and the entry point should run it). */
@@ -36,10 +58,18 @@ export function componentThreadData(): ComponentThreadData | undefined {
   return data?.tkubeComponentThread === true ? (data as ComponentThreadData) : undefined;
 }
 
+/** Starts the components a thread was given; each entry point passes only the code it bundles. */
+export type StartComponents = (
+  clients: LoopbackClients,
+  settings: ClusterSettings,
+  names: readonly ComponentName[],
+  fakeNodes?: FakeNodesOptions,
+) => Components;
+
 /** The component thread's body: runs the components until the control plane says stop. */
-export function runComponentThread(data: ComponentThreadData): void {
+export function runComponentThread(data: ComponentThreadData, start: StartComponents): void {
   const clients = new SocketLoopbackClients(data.access);
-  const components = startComponents(clients, data.settings, [data.component], data.fakeNodes);
+  const components = start(clients, data.settings, data.components, data.fakeNodes);
   components.ready.then(
     () => parentPort!.postMessage(READY),
     (error: unknown) => console.error(`fake nodes failed to start: ${String(error)}`),
@@ -56,17 +86,32 @@ export function runComponentThread(data: ComponentThreadData): void {
 }
 
 /**
- * Starts a thread for the scheduler and one for the controller manager with any fake nodes;
- * `ready` settles once those are Ready.
+ * Starts a thread for the scheduler and one for the controller manager with any fake nodes (or,
+ * `shared`, one thread for both); `ready` settles once the fake nodes are Ready.
  */
 export function startComponentThreads(
-  entry: string,
+  entries: ComponentThreadEntries,
+  layout: Exclude<ComponentThreadLayout, 'none'>,
   access: LoopbackAccess,
   settings: ClusterSettings,
   fakeNodes?: FakeNodesOptions,
 ): Components {
-  const scheduler = startComponentThread(entry, 'scheduler', access, settings);
-  const controllerManager = startComponentThread(entry, 'controller-manager', access, settings, fakeNodes);
+  if (layout === 'shared')
+    return startComponentThread(
+      entries.components,
+      ['controller-manager', 'scheduler'],
+      access,
+      settings,
+      fakeNodes,
+    );
+  const scheduler = startComponentThread(entries.scheduler, ['scheduler'], access, settings);
+  const controllerManager = startComponentThread(
+    entries.components,
+    ['controller-manager'],
+    access,
+    settings,
+    fakeNodes,
+  );
   return {
     ready: controllerManager.ready,
     async stop() {
@@ -83,12 +128,13 @@ export function startComponentThreads(
  */
 function startComponentThread(
   entry: string,
-  component: ComponentName,
+  components: readonly ComponentName[],
   access: LoopbackAccess,
   settings: ClusterSettings,
   fakeNodes?: FakeNodesOptions,
 ): Components {
-  const data: ComponentThreadData = { tkubeComponentThread: true, component, access, settings, fakeNodes };
+  const data: ComponentThreadData = { tkubeComponentThread: true, components, access, settings, fakeNodes };
+  const component = components.join('+');
   let markReady: () => void = () => {};
   // Without fake nodes nothing waits for the thread: /readyz does not wait for upstream's
   // controller manager either.

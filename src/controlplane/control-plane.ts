@@ -22,7 +22,7 @@ import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../pki/service-account-claims.js
 import { clusterSettingsForNodes, type FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
 import { type DatastoreEndpoint, openDatastore } from '../storage/index.js';
 import { bootstrapCluster, reconcileBootstrapPolicy } from './bootstrap.js';
-import { startComponentThreads } from './component-thread.js';
+import { type ComponentThreadEntries, startComponentThreads } from './component-thread.js';
 import { COMPONENT_NAMES, startComponents } from './components.js';
 import { waitForDefaultServiceAccounts } from './default-service-accounts.js';
 import { advertiseAddress, KubernetesEndpointsReconciler } from './kubernetes-endpoints.js';
@@ -56,7 +56,9 @@ export interface ControlPlaneOptions {
    * The program's entry point, to run the controllers and the scheduler on a thread of their own
    * (see component-thread.ts). Without it they run on this thread.
    */
-  readonly componentThreadEntry?: string;
+  readonly componentThreadEntries?: ComponentThreadEntries;
+  /** With an entry: a thread for each component (the default) or one `shared` by both. */
+  readonly componentThreadLayout?: 'separate' | 'shared';
 }
 
 export interface RunningControlPlane {
@@ -211,8 +213,14 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     ...options.controllerSettings,
   });
   const loopback = new Loopback(apiServer, options.stateDir);
-  const components = options.componentThreadEntry
-    ? startComponentThreads(options.componentThreadEntry, loopback.access(), settings, options.fakeNodes)
+  const components = options.componentThreadEntries
+    ? startComponentThreads(
+        options.componentThreadEntries,
+        options.componentThreadLayout ?? 'separate',
+        loopback.access(),
+        settings,
+        options.fakeNodes,
+      )
     : startComponents(loopback, settings, COMPONENT_NAMES, options.fakeNodes);
   await components.ready;
   const loadBalancerHostPorts = startLoadBalancerHostPorts(

@@ -1,7 +1,8 @@
 // The control plane's own entry point: `node dist/controlplane/main.js --state-dir D --api-port P`.
 // It skips the CLI framework so that a new cluster answers /readyz sooner. The control plane
-// starts its component thread from this same file (see component-thread.ts).
-import { componentThreadData, runComponentThread } from './component-thread.js';
+// starts its component threads from component-main.js and scheduler-main.js beside this file (see component-thread.ts).
+import { dirname, join } from 'node:path';
+import { componentThreadLayoutFrom } from './component-thread.js';
 import { parseCommandLine, runControlPlane } from './run.js';
 
 // No top-level await: the bundle is CommonJS (see scripts/build/bundle-controlplane.ts).
@@ -10,19 +11,22 @@ function fail(error: unknown): never {
   process.exit(1);
 }
 
-const componentThread = componentThreadData();
-if (componentThread) {
-  runComponentThread(componentThread);
-} else {
-  try {
-    const entry = process.argv[1];
-    runControlPlane(parseCommandLine(process.argv.slice(2)), (line) => console.log(line), {
-      // This file as the bundle's entry or the compiled module. A worker thread cannot load the
-      // TypeScript source (a loader such as tsx does not reach it), so from source the
-      // components share the apiserver's thread.
-      componentThreadEntry: entry?.endsWith('.js') ? entry : undefined,
-    }).catch(fail);
-  } catch (error) {
-    fail(error);
-  }
+try {
+  const entry = process.argv[1];
+  const layout = componentThreadLayoutFrom(process.env);
+  runControlPlane(parseCommandLine(process.argv.slice(2)), (line) => console.log(line), {
+    // Beside the bundle's entry or the compiled module. A worker thread cannot load the
+    // TypeScript source (a loader such as tsx does not reach it), so from source the
+    // components share the apiserver's thread.
+    componentThreadEntries:
+      entry?.endsWith('.js') && layout !== 'none'
+        ? {
+            components: join(dirname(entry), 'component-main.js'),
+            scheduler: join(dirname(entry), 'scheduler-main.js'),
+          }
+        : undefined,
+    componentThreadLayout: layout === 'shared' ? 'shared' : 'separate',
+  }).catch(fail);
+} catch (error) {
+  fail(error);
 }

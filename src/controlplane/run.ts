@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 import { type DatastoreEndpoint, parseDatastoreEndpoint } from '../storage/index.js';
+import type { ComponentThreadEntries } from './component-thread.js';
 import { startControlPlane } from './control-plane.js';
 
 export interface ControlPlaneArgs {
@@ -24,7 +25,9 @@ export const DATASTORE_ENDPOINT_ENV = 'TKUBE_DATASTORE_ENDPOINT';
 
 export interface RunOptions {
   /** The entry point to start the component thread from (see component-thread.ts); none runs them on this thread. */
-  readonly componentThreadEntry?: string;
+  readonly componentThreadEntries?: ComponentThreadEntries;
+  /** One thread for both components instead of one each (see component-thread.ts). */
+  readonly componentThreadLayout?: 'separate' | 'shared';
 }
 
 /** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
@@ -43,7 +46,8 @@ export async function runControlPlane(
       ...(args.clusterCidr && { clusterCidr: args.clusterCidr }),
       ...(args.loadBalancerIpRange && { loadBalancerIpRange: args.loadBalancerIpRange }),
     },
-    componentThreadEntry: options.componentThreadEntry,
+    componentThreadEntries: options.componentThreadEntries,
+    componentThreadLayout: options.componentThreadLayout,
     datastore: args.datastore,
   });
   log(`control plane serving on port ${running.port} (ready in ${Date.now() - started} ms)`);

@@ -1,0 +1,13 @@
+// The scheduler thread's entry point (see component-thread.ts): kube-scheduler alone, without the
+// controllers, so its bundle (scheduler.cjs) is a fifth of the components' one.
+import { componentThreadData, runComponentThread } from './component-thread.js';
+import { SchedulerHost } from './scheduler-host.js';
+
+const data = componentThreadData();
+if (data?.components.join() !== 'scheduler')
+  throw new Error('scheduler-main.js runs only as the control plane scheduler thread');
+runComponentThread(data, (clients) => {
+  const scheduler = new SchedulerHost(clients);
+  scheduler.start();
+  return { ready: Promise.resolve(), stop: () => scheduler.stop() };
+});
