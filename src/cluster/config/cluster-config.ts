@@ -263,7 +263,12 @@ export function clusterConfigFrom(given: unknown, source: string): ClusterConfig
       `${source}: not a ${CONFIG_KIND} object`,
       `start it with "apiVersion: ${CONFIG_API_VERSION}" and "kind: ${CONFIG_KIND}"`,
     );
-  checkKeys(document, ['apiVersion', 'kind', 'name', 'nodes', 'networking', 'registry', 'datastore'], '', problems);
+  checkKeys(
+    document,
+    ['apiVersion', 'kind', 'name', 'nodes', 'networking', 'registry', 'datastore'],
+    '',
+    problems,
+  );
   if (document.apiVersion !== CONFIG_API_VERSION)
     problems.add('apiVersion', `must be ${CONFIG_API_VERSION} (or kind's ${KIND_API_VERSION})`);
   if (document.kind !== CONFIG_KIND) problems.add('kind', `must be ${CONFIG_KIND}`);
