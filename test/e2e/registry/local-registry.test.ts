@@ -263,6 +263,42 @@ describe('tkube up --registry', () => {
     expect(await containerState(sharedRegistry)).toBe('running');
   }, 120_000);
 
+  it('lets another cluster share the running registry: found by name, its images pulled there too', async () => {
+    const reuse = `rg-reuse-${suffix}`;
+    const result = await up([reuse, '--nodes', '1', '--registry-name', sharedRegistry]);
+    try {
+      expect(result.exitCode, result.stderr).toBe(0);
+      const hosting = await kubectl(reuse, [
+        'get',
+        'configmap',
+        '-n',
+        'kube-public',
+        'local-registry-hosting',
+        '-o',
+        'jsonpath={.data.localRegistryHosting\\.v1}',
+      ]);
+      expect(hosting.stdout).toContain(`host: "localhost:${sharedPort}"`);
+      // The image the first cluster's test pushed, pulled by this cluster's node from the same registry.
+      const image = `localhost:${sharedPort}/app:1`;
+      const created = await kubectl(reuse, [
+        'create',
+        'deployment',
+        'app',
+        `--image=${image}`,
+        '--',
+        'sleep',
+        '3600',
+      ]);
+      expect(created.exitCode, created.stderr).toBe(0);
+      const rollout = await kubectl(reuse, ['rollout', 'status', 'deployment/app', '--timeout=90s']);
+      expect(rollout.exitCode, rollout.stderr).toBe(0);
+    } finally {
+      await tkube(['down', reuse], env);
+    }
+    expect(await clusterLeftovers(reuse)).toEqual([]);
+    expect(await containerState(sharedRegistry)).toBe('running');
+  }, 300_000);
+
   it('tkube down removes a registry the cluster owns and keeps a shared one with its images', async () => {
     expect(await containerState(ownedRegistry)).toBe('running');
     expect((await tkube(['down', owner], env)).exitCode).toBe(0);
