@@ -36,6 +36,8 @@ import { RuntimeHealth } from './runtime-health.js';
 import { StaticPodSource } from './static/file-source.js';
 import { isStaticPod, podFullName } from './static/manifest.js';
 import { MirrorPods } from './static/mirror-pods.js';
+import { StatsProvider } from './stats/provider.js';
+import type { Summary } from './stats/summary.js';
 import type { StartFailure } from './status/container-statuses.js';
 import { generatePodStatus } from './status/pod-status.js';
 import { StatusManager } from './status/status-manager.js';
@@ -148,6 +150,7 @@ export class Kubelet {
   private readonly probed = new Set<string>();
   private readonly containerBackoff = new Backoff();
   private readonly logRoot: string;
+  private readonly stats: StatsProvider;
   private podsSynced = false;
   private stopped = false;
 
@@ -243,6 +246,11 @@ export class Kubelet {
       this.log,
     );
     this.health = new RuntimeHealth(this.cri, options.onRuntimeHealthChange);
+    this.stats = new StatsProvider({
+      nodeName: options.nodeName,
+      cri: this.cri,
+      memoryCapacityBytes: () => this.memoryCapacity(),
+    });
   }
 
   /** The pods this kubelet runs, with the status it last computed (the kubelet API's /pods). */
@@ -283,6 +291,11 @@ export class Kubelet {
     const sandbox = runtime.sandboxes.find((s) => s.ready);
     if (!sandbox) throw new Error(`failed to find sandboxID for pod ${podUid}`);
     return this.cri.portForward(sandbox.id, ports);
+  }
+
+  /** The Summary API's node, pod and container CPU and memory (the server's /stats/summary). */
+  statsSummary(): Promise<Summary> {
+    return this.stats.summary();
   }
 
   /** The kubelet's metrics in the Prometheus text format (its server's /metrics). */

@@ -12,6 +12,7 @@ import type {
   Container,
   ContainerConfig,
   ContainerFilter,
+  ContainerStats,
   ContainerStatus,
   ExecSyncResponse,
   Image,
@@ -127,6 +128,7 @@ const OPERATION_TYPES: Readonly<Record<string, string>> = {
   Exec: 'exec',
   Attach: 'attach',
   PortForward: 'port_forward',
+  ListContainerStats: 'list_container_stats',
   ListImages: 'list_images',
   ImageStatus: 'image_status',
   PullImage: 'pull_image',
@@ -247,6 +249,13 @@ export class CriClient {
     if (!response.status)
       throw new CriError('ContainerStatus', status.NOT_FOUND, `container ${containerId} has no status`);
     return response.status;
+  }
+
+  /** CPU and memory figures of the runtime's containers (of one sandbox when given). */
+  async listContainerStats(podSandboxId?: string): Promise<ContainerStats[]> {
+    const filter = podSandboxId ? { podSandboxId } : undefined;
+    const response = await this.runtime<{ stats: ContainerStats[] }>('ListContainerStats', { filter });
+    return response.stats;
   }
 
   /** Runs a command in a container; `timeoutSeconds` 0 waits for ever. */

@@ -23,6 +23,7 @@ service RuntimeService {
   rpc Attach(AttachRequest) returns (AttachResponse) {}
   rpc PortForward(PortForwardRequest) returns (PortForwardResponse) {}
   rpc Status(StatusRequest) returns (StatusResponse) {}
+  rpc ListContainerStats(ListContainerStatsRequest) returns (ListContainerStatsResponse) {}
 }
 
 service ImageService {
@@ -418,4 +419,38 @@ message RuntimeCondition {
 message RuntimeStatus { repeated RuntimeCondition conditions = 1; }
 message StatusRequest { bool verbose = 1; }
 message StatusResponse { RuntimeStatus status = 1; }
+
+message UInt64Value { uint64 value = 1; }
+message ContainerStatsFilter {
+  string id = 1;
+  string pod_sandbox_id = 2;
+  map<string, string> label_selector = 3;
+}
+message ListContainerStatsRequest { ContainerStatsFilter filter = 1; }
+message ContainerAttributes {
+  string id = 1;
+  ContainerMetadata metadata = 2;
+  map<string, string> labels = 3;
+  map<string, string> annotations = 4;
+}
+message CpuUsage {
+  int64 timestamp = 1;
+  UInt64Value usage_core_nano_seconds = 2;
+  UInt64Value usage_nano_cores = 3;
+}
+message MemoryUsage {
+  int64 timestamp = 1;
+  UInt64Value working_set_bytes = 2;
+  UInt64Value available_bytes = 3;
+  UInt64Value usage_bytes = 4;
+  UInt64Value rss_bytes = 5;
+  UInt64Value page_faults = 6;
+  UInt64Value major_page_faults = 7;
+}
+message ContainerStats {
+  ContainerAttributes attributes = 1;
+  CpuUsage cpu = 2;
+  MemoryUsage memory = 3;
+}
+message ListContainerStatsResponse { repeated ContainerStats stats = 1; }
 `;

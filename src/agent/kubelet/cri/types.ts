@@ -257,3 +257,33 @@ export interface RuntimeCondition {
   reason: string;
   message: string;
 }
+
+/** CRI UInt64Value: null when the runtime has no figure. */
+export interface UInt64Value {
+  value: number;
+}
+
+/** CRI ContainerStats (ListContainerStats), trimmed to CPU and memory. */
+export interface ContainerStats {
+  attributes: {
+    id: string;
+    metadata: { name: string; attempt: number } | null;
+    labels: Record<string, string>;
+    annotations: Record<string, string>;
+  } | null;
+  cpu: {
+    /** Nanoseconds since the epoch. */
+    timestamp: number;
+    usageCoreNanoSeconds: UInt64Value | null;
+    usageNanoCores: UInt64Value | null;
+  } | null;
+  memory: {
+    timestamp: number;
+    workingSetBytes: UInt64Value | null;
+    availableBytes: UInt64Value | null;
+    usageBytes: UInt64Value | null;
+    rssBytes: UInt64Value | null;
+    pageFaults: UInt64Value | null;
+    majorPageFaults: UInt64Value | null;
+  } | null;
+}

@@ -1,7 +1,7 @@
 // The kubelet's HTTPS API on port 10250: its serving certificate is issued by the cluster CA,
 // callers authenticate with client certificates or bearer tokens, and the apiserver decides
 // per request (SubjectAccessReview on nodes/<subresource>). Endpoints: /healthz, /pods,
-// /metrics, /containerLogs/<ns>/<pod>/<container>; exec, attach and portForward are routes to add on
+// /metrics, /stats/summary, /containerLogs/<ns>/<pod>/<container>; exec, attach and portForward are routes to add on
 // `router` (their `upgrade` handlers receive the authorized connection).
 import { createServer, type Server } from 'node:https';
 import type { Pod } from '../../../api/types/core-v1.generated.js';
@@ -23,6 +23,8 @@ export interface KubeletServerHost extends ContainerLogSource {
   syncLoopHealthy?(): boolean;
   /** The Prometheus text for /metrics; the route is absent without it. */
   metricsText?(): string;
+  /** The Summary API's figures for /stats/summary; the route is absent without it. */
+  statsSummary?(): Promise<object>;
   /** CRI Exec and Attach for /exec and /attach; the routes are absent without them. */
   streamingExecUrl?(request: StreamingExecRequest): Promise<string>;
   streamingAttachUrl?(request: Omit<StreamingExecRequest, 'cmd'>): Promise<string>;
@@ -99,11 +101,27 @@ function metrics(render: () => string) {
   };
 }
 
+function statsSummary(summary: () => Promise<object>) {
+  return async ({ res }: KubeletRequest) => {
+    const body = JSON.stringify(await summary());
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    });
+    res.end(body);
+  };
+}
+
 export function createKubeletRouter(host: KubeletServerHost): KubeletRouter {
   const router = new KubeletRouter();
   if (host.metricsText) {
     const render = host.metricsText.bind(host);
     router.add({ methods: ['GET'], pattern: '/metrics', handle: metrics(render) });
+  }
+  if (host.statsSummary) {
+    const summary = host.statsSummary.bind(host);
+    // Upstream takes GET and POST (a POST once carried a filter body, now ignored).
+    router.add({ methods: ['GET', 'POST'], pattern: '/stats/summary', handle: statsSummary(summary) });
   }
   const pods = () => host.pods() as Pod[];
   if (host.streamingExecUrl) {

@@ -1,0 +1,63 @@
+// Resource metrics on real nodes (`tkube up --nodes 2`): the kubelet's /stats/summary, read with
+// real kubectl through nodes/proxy, reports the node's and a CPU-burning pod's real usage from
+// the node's cgroup and containerd's container stats.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Summary } from '../../../src/agent/kubelet/stats/summary.js';
+import {
+  BUSYBOX,
+  isRunning,
+  type KubeletCluster,
+  podOn,
+  startKubeletCluster,
+  waitFor,
+  waitForPod,
+} from '../kubelet/pods-support.js';
+
+let cluster: KubeletCluster;
+
+beforeAll(async () => {
+  cluster = await startKubeletCluster('mt-metrics', 2);
+  await cluster.pods.create(
+    podOn(cluster.nodes[0]!, 'burn', {
+      containers: [{ name: 'spin', image: BUSYBOX, command: ['sh', '-c', 'while :; do :; done'] }],
+    }),
+  );
+  await waitForPod(cluster, 'burn', isRunning, 120_000);
+}, 300_000);
+
+afterAll(async () => {
+  await cluster?.down();
+}, 120_000);
+
+async function summaryOf(node: string): Promise<Summary> {
+  const result = await cluster.kubectl(['get', '--raw', `/api/v1/nodes/${node}/proxy/stats/summary`]);
+  expect(result.stderr).toBe('');
+  return JSON.parse(result.stdout) as Summary;
+}
+
+describe('the kubelet Summary API', () => {
+  it("reports the node's CPU rate and working set, and the burning pod's container", async () => {
+    const node = cluster.nodes[0]!;
+    // The first read of a container has no rate yet (no earlier sample): read until both do.
+    const summary = await waitFor(
+      () => summaryOf(node),
+      (s) =>
+        (s.node.cpu?.usageNanoCores ?? 0) > 0 &&
+        (s.pods.find((p) => p.podRef.name === 'burn')?.cpu?.usageNanoCores ?? 0) > 0,
+      60_000,
+    );
+    expect(summary.node.nodeName).toBe(node);
+    expect(summary.node.memory?.workingSetBytes).toBeGreaterThan(0);
+    const burn = summary.pods.find((p) => p.podRef.name === 'burn')!;
+    expect(burn.podRef.namespace).toBe('default');
+    expect(burn.containers.map((c) => c.name)).toEqual(['spin']);
+    const spin = burn.containers[0]!;
+    expect(spin.cpu?.usageCoreNanoSeconds).toBeGreaterThan(0);
+    expect(spin.memory?.workingSetBytes).toBeGreaterThan(0);
+    // The node's cgroup holds its pods: its cumulative CPU is at least the pod's.
+    expect(summary.node.cpu!.usageCoreNanoSeconds!).toBeGreaterThanOrEqual(spin.cpu!.usageCoreNanoSeconds!);
+    // The other node runs no such pod.
+    const other = await summaryOf(cluster.nodes[1]!);
+    expect(other.pods.some((p) => p.podRef.name === 'burn')).toBe(false);
+  });
+});
