@@ -42,6 +42,22 @@ async function kubectl(
   return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** A Deployment `app` of `image` in `cluster`, rolled out (its node pulled the image). */
+async function runsDeployment(cluster: string, image: string): Promise<void> {
+  const created = await kubectl(cluster, [
+    'create',
+    'deployment',
+    'app',
+    `--image=${image}`,
+    '--',
+    'sleep',
+    '3600',
+  ]);
+  expect(created.exitCode, created.stderr).toBe(0);
+  const rollout = await kubectl(cluster, ['rollout', 'status', 'deployment/app', '--timeout=90s']);
+  expect(rollout.exitCode, rollout.stderr).toBe(0);
+}
+
 /** `tkube up` given more than tkube()'s minute: two clusters come up at once on a busy machine. */
 async function up(args: string[]): Promise<{ exitCode: number; stderr: string }> {
   const result = await execa(process.execPath, [join(repoRoot, 'bin/run.js'), 'up', ...args], {
@@ -156,18 +172,7 @@ describe('tkube up --registry', () => {
     const push = await execa('docker', ['push', image], { reject: false });
     expect(push.exitCode, push.stderr).toBe(0);
     expect(await catalog(sharedPort)).toContain('app');
-    const created = await kubectl(shared, [
-      'create',
-      'deployment',
-      'app',
-      `--image=${image}`,
-      '--',
-      'sleep',
-      '3600',
-    ]);
-    expect(created.exitCode, created.stderr).toBe(0);
-    const rollout = await kubectl(shared, ['rollout', 'status', 'deployment/app', '--timeout=90s']);
-    expect(rollout.exitCode, rollout.stderr).toBe(0);
+    await runsDeployment(shared, image);
     const pods = await kubectl(shared, ['get', 'pods', '-l', 'app=app', '-o', 'json']);
     const [pod] = (
       JSON.parse(pods.stdout) as {
@@ -280,18 +285,7 @@ describe('tkube up --registry', () => {
       expect(hosting.stdout).toContain(`host: "localhost:${sharedPort}"`);
       // The image the first cluster's test pushed, pulled by this cluster's node from the same registry.
       const image = `localhost:${sharedPort}/app:1`;
-      const created = await kubectl(reuse, [
-        'create',
-        'deployment',
-        'app',
-        `--image=${image}`,
-        '--',
-        'sleep',
-        '3600',
-      ]);
-      expect(created.exitCode, created.stderr).toBe(0);
-      const rollout = await kubectl(reuse, ['rollout', 'status', 'deployment/app', '--timeout=90s']);
-      expect(rollout.exitCode, rollout.stderr).toBe(0);
+      await runsDeployment(reuse, image);
     } finally {
       await tkube(['down', reuse], env);
     }
