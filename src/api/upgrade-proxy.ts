@@ -27,25 +27,49 @@ export function requestHead(
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
-/** Sends `head` and what the client already sent, then joins the connections until either ends. */
+/** Sends `head` and what the client already sent, then joins the connections until both are done. */
 export function joinUpgraded(client: Duplex, backend: Duplex, head: string, buffered: Buffer): Promise<void> {
+  backend.write(head);
+  if (buffered.length > 0) backend.write(buffered);
+  return joinStreams(client, backend);
+}
+
+/** How long a side whose partner closed cleanly is kept open for its peer to read the rest and close. */
+export const LINGER_MS = 30_000;
+
+/**
+ * Copies each side's bytes to the other, as upstream's two io.Copy calls. When one side ends
+ * cleanly, the other is ended (its peer gets the rest, then EOF) and still read until its peer
+ * closes too: closing a socket with unread input (a kubectl's SPDY window updates) makes the
+ * kernel reset the connection and drop what it still holds for the peer, the tail of a large
+ * `kubectl cp`. An error or an abrupt close ends both at once.
+ */
+export function joinStreams(a: Duplex, b: Duplex, lingerMs = LINGER_MS): Promise<void> {
   return new Promise((resolve) => {
     let done = false;
+    let linger: NodeJS.Timeout | undefined;
     const finish = () => {
       if (done) return;
       done = true;
-      client.destroy();
-      backend.destroy();
+      clearTimeout(linger);
+      a.destroy();
+      b.destroy();
       resolve();
     };
-    for (const side of [client, backend]) {
-      side.on('error', finish);
-      side.on('close', finish);
-    }
-    backend.write(head);
-    if (buffered.length > 0) backend.write(buffered);
-    client.pipe(backend);
-    backend.pipe(client);
+    const onClose = (closed: Duplex, other: Duplex) => () => {
+      if (!closed.readableEnded || other.destroyed || linger) return finish();
+      other.once('close', finish);
+      other.on('data', () => {});
+      other.resume();
+      if (!other.writableEnded) other.end();
+      linger = setTimeout(finish, lingerMs);
+    };
+    a.on('error', finish);
+    b.on('error', finish);
+    a.on('close', onClose(a, b));
+    b.on('close', onClose(b, a));
+    a.pipe(b);
+    b.pipe(a);
   });
 }
 

@@ -8,6 +8,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Service } from '../api/types/core-v1.generated.js';
+import { joinStreams } from '../api/upgrade-proxy.js';
 import { EventBroadcaster, type EventRecorder } from '../client/events/index.js';
 import { SharedInformerFactory } from '../client/informers/factory.js';
 import type { SharedInformer } from '../client/informers/index.js';
@@ -157,11 +158,7 @@ export class LoadBalancerHostPorts {
           upstream.destroy();
           return;
         }
-        upstream.on('error', () => socket.destroy());
-        socket.on('close', () => upstream.destroy());
-        upstream.on('close', () => socket.destroy());
-        socket.pipe(upstream);
-        upstream.pipe(socket);
+        void joinStreams(socket, upstream);
         socket.resume();
       },
       // As a load balancer with no way through: the client sees the connection reset.

@@ -172,12 +172,23 @@ beforeAll(async () => {
     'the ingress address',
   );
   address = published.status!.loadBalancer!.ingress![0]!.ip!;
-  await waitFor(
-    () => curl('http://one.test/', 'one.test', address),
-    (out) => out.startsWith('web-a'),
-    30_000,
-    'routing',
-  );
+  // A Ready pod is not yet a programmed Service endpoint on every node: the ingress reaches each
+  // backend through its ClusterIP, so wait until every backend answers there.
+  for (const [url, host, answer] of [
+    ['http://one.test/', 'one.test', 'web-a'],
+    ['http://one.test/b/', 'one.test', 'web-b'],
+    ['http://two.test/', 'two.test', 'web-c'],
+    ['http://ws.test/', 'ws.test', 'ws '],
+  ] as const) {
+    for (const target of [address, ...cluster.nodeIPs.values()]) {
+      await waitFor(
+        () => curl(url, host, target),
+        (out) => out.startsWith(answer),
+        30_000,
+        `routing ${url}`,
+      );
+    }
+  }
 }, 360_000);
 
 afterAll(async () => {
