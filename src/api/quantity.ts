@@ -21,10 +21,11 @@ const MIN_INT64 = -(1n << 63n);
 /** Anything finer than nano units is rounded up (away from zero) when parsed. */
 const NANO_EXPONENT = -9;
 
-interface SuffixMeaning {
-  base: 2 | 10;
-  exponent: number;
-  format: QuantityFormat;
+/** What a quantity's suffix means: its base, exponent and the format it gives the quantity. */
+export interface SuffixMeaning {
+  readonly base: 2 | 10;
+  readonly exponent: number;
+  readonly format: QuantityFormat;
 }
 
 const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = {
@@ -41,7 +42,7 @@ const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = {
 };
 const BINARY_SUFFIXES: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
 
-function interpretSuffix(suffix: string): SuffixMeaning | undefined {
+export function interpretSuffix(suffix: string): SuffixMeaning | undefined {
   if (Object.hasOwn(DECIMAL_SUFFIXES, suffix)) {
     return { base: 10, exponent: DECIMAL_SUFFIXES[suffix]!, format: 'DecimalSI' };
   }
@@ -122,7 +123,8 @@ function isDigit(char: string): boolean {
   return char >= '0' && char <= '9';
 }
 
-function pow10(exponent: number): bigint {
+/** 10^exponent for exponent ≥ 0. */
+export function pow10(exponent: number): bigint {
   return 10n ** BigInt(exponent);
 }
 

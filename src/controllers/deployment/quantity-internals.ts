@@ -2,6 +2,7 @@
 // k8s.io/apimachinery 1.33): an int64 mantissa and decimal scale on the fast path, keeping the
 // text itself when it is already canonical; an inf.Dec (a big integer and a scale) otherwise. The
 // pod-template hash prints these internals, so they must be exactly Go's.
+import { interpretSuffix, pow10 } from '../../api/quantity.js';
 
 export type QuantityInternals =
   | {
@@ -25,34 +26,6 @@ const MAX_INT64 = (1n << 63n) - 1n;
 const MAX_INT64_FACTORS = 18;
 const NANO = -9;
 
-interface Suffix {
-  readonly base: 2 | 10;
-  readonly exponent: number;
-  readonly format: 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
-}
-
-const DECIMAL: Readonly<Record<string, number>> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  '': 0,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
-const BINARY: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
-
-function interpret(suffix: string): Suffix | undefined {
-  if (Object.hasOwn(DECIMAL, suffix)) return { base: 10, exponent: DECIMAL[suffix]!, format: 'DecimalSI' };
-  if (Object.hasOwn(BINARY, suffix)) return { base: 2, exponent: BINARY[suffix]!, format: 'BinarySI' };
-  const exponent = /^[eE]([+-]?[0-9]+)$/.exec(suffix);
-  if (exponent) return { base: 10, exponent: Number(exponent[1]), format: 'DecimalExponent' };
-  return undefined;
-}
-
 /** parseQuantityString: sign, the numeric text, integer and fraction digits, and the suffix. */
 function split(text: string) {
   const match = /^([+-]?)(0*)([0-9]*)(?:\.([0-9]*))?(.*)$/.exec(text)!;
@@ -62,17 +35,12 @@ function split(text: string) {
   return { positive: sign !== '-', value, num: digits || '0', denom: fraction ?? '', suffix };
 }
 
-/** 10^n for n ≥ 0. */
-function pow10(n: number): bigint {
-  return 10n ** BigInt(n);
-}
-
 /** The internals of the quantity Go parses from this text; undefined when Go would reject it. */
 export function quantityInternals(text: string): QuantityInternals | undefined {
   if (text === '0') return { kind: 'int64', value: 0n, scale: 0, text: '0', format: 'DecimalSI' };
   if (text.length === 0) return undefined;
   const { positive, value, num, denom, suffix } = split(text);
-  const meaning = interpret(suffix);
+  const meaning = interpretSuffix(suffix);
   if (meaning === undefined) return undefined;
   let precision: number;
   let scale = 0;
