@@ -131,8 +131,9 @@ describe('cluster lifecycle', () => {
     );
     expect(existsSync(clusterPaths('slow', env).dir)).toBe(false);
 
-    // Ready, but pods would be refused: no namespace has its default account.
-    await expect(upWith('no-service-accounts', { name: 'slow', env, readyTimeoutMs: 1_000 })).rejects.toThrow(
+    // Ready, but pods would be refused: no namespace has its default account (the time allows a
+    // loaded machine to start the stand-in control plane first).
+    await expect(upWith('no-service-accounts', { name: 'slow', env, readyTimeoutMs: 4_000 })).rejects.toThrow(
       'namespace default has no default service account yet, so it would refuse pods; the serviceaccount controller may have failed',
     );
     expect(existsSync(clusterPaths('slow', env).dir)).toBe(false);
