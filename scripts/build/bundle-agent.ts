@@ -2,20 +2,17 @@
 // `tkube up` copies into each node container: the nodes have Node.js but no node_modules.
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { NODE_BUNDLE } from './node-bundle.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const outfile = `${root}dist/agent-bundle/agent.mjs`;
 await build({
   entryPoints: [`${root}dist/agent/main.js`],
-  bundle: true,
-  minify: true,
+  ...NODE_BUNDLE,
   format: 'esm',
-  platform: 'node',
-  target: 'node20',
   outfile,
   banner: {
     js: "import { createRequire as __tkubeRequire } from 'node:module'; const require = __tkubeRequire(import.meta.url);",
   },
-  logLevel: 'warning',
 });
 console.log(`agent bundle: ${outfile}`);

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { CONTROL_PLANE_NODE_FLAGS } from '../../src/cluster/controlplane-process.js';
+import { NODE_BUNDLE } from './node-bundle.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const outdir = `${root}dist/controlplane-bundle`;
@@ -20,17 +21,10 @@ const bundle = `${outdir}/controlplane.cjs`;
 const components = `${outdir}/components.cjs`;
 const scheduler = `${outdir}/scheduler.cjs`;
 rmSync(outdir, { recursive: true, force: true });
-const common = {
-  bundle: true,
-  minify: true,
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'warning',
-} as const;
 /** A CommonJS bundle (the part V8's code cache applies to) and the small ES module entry running it. */
 async function bundlePair(source: string, cjs: string, runner: string, entry: string): Promise<void> {
   await build({
-    ...common,
+    ...NODE_BUNDLE,
     entryPoints: [`${root}dist/controlplane/${source}`],
     format: 'cjs',
     outfile: cjs,
@@ -41,7 +35,7 @@ async function bundlePair(source: string, cjs: string, runner: string, entry: st
     banner: { js: "const __tkubeModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
   await build({
-    ...common,
+    ...NODE_BUNDLE,
     entryPoints: [`${root}dist/controlplane/${runner}`],
     format: 'esm',
     outfile: `${outdir}/${entry}`,

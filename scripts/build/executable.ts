@@ -26,6 +26,7 @@ import {
   type PayloadManifest,
   payloadAssetKey,
 } from '../../src/executable/payload.js';
+import { NODE_BUNDLE } from './node-bundle.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dist = join(root, 'dist');
@@ -78,11 +79,8 @@ async function bundleCli(): Promise<string> {
 async function bundleForPayload(entry: string, outfile: string): Promise<string> {
   await build({
     entryPoints: [entry],
-    bundle: true,
-    minify: true,
+    ...NODE_BUNDLE,
     format: 'esm',
-    platform: 'node',
-    target: 'node20',
     outfile,
     // better-sqlite3 is loaded from the payload's node_modules; the other addons are optional
     // ones of ssh2 (through dockerode), which it does without when they are missing.
@@ -98,7 +96,6 @@ async function bundleForPayload(entry: string, outfile: string): Promise<string>
       ].join(' '),
     },
     plugins: [distModuleUrls],
-    logLevel: 'warning',
   });
   return outfile;
 }
@@ -107,13 +104,9 @@ async function bundleEntryPoint(): Promise<string> {
   const outfile = join(EXECUTABLE_DIR, 'main.cjs');
   await build({
     entryPoints: [join(root, 'src', 'executable', 'main.ts')],
-    bundle: true,
-    minify: true,
+    ...NODE_BUNDLE,
     format: 'cjs',
-    platform: 'node',
-    target: 'node20',
     outfile,
-    logLevel: 'warning',
   });
   return outfile;
 }
