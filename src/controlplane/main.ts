@@ -22,7 +22,13 @@ try {
       { ...args, controlPlanePorts: args.controlPlanePorts, childArgs: replicaArgs(args) },
       log,
     ).catch(fail);
-  } else
+  } else {
+    // A control plane started by runControlPlaneReplicas ends with the process that started it,
+    // which holds the cluster's endpoint: a SIGKILLed supervisor leaves no control plane behind.
+    if (args.leaderElectIdentity && process.channel) {
+      process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+      process.channel.unref();
+    }
     runControlPlane(args, log, {
       // Beside the bundle's entry or the compiled module. A worker thread cannot load the
       // TypeScript source (a loader such as tsx does not reach it), so from source the
@@ -36,6 +42,7 @@ try {
           : undefined,
       componentThreadLayout: layout === 'shared' ? 'shared' : 'separate',
     }).catch(fail);
+  }
 } catch (error) {
   fail(error);
 }

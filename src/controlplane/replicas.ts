@@ -5,7 +5,7 @@
 // plane, so that it survives the loss of any one of them; a child that dies is started again,
 // as a kubelet restarts a static pod. `tkube stop`/`down` signal this process, which stops all.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -53,7 +53,10 @@ export async function runControlPlaneReplicas(
   let stopping = false;
   const writeMembers = (): void => {
     const list = args.controlPlanePorts.flatMap((port) => members.get(port) ?? []);
-    writeFileSync(join(args.stateDir, MEMBERS_FILE), `${JSON.stringify(list, null, 2)}\n`, { mode: 0o600 });
+    // Written aside and renamed, so a reader never sees half a file.
+    const file = join(args.stateDir, MEMBERS_FILE);
+    writeFileSync(`${file}.tmp`, `${JSON.stringify(list, null, 2)}\n`, { mode: 0o600 });
+    renameSync(`${file}.tmp`, file);
   };
   const launch = (index: number): void => {
     const port = args.controlPlanePorts[index]!;
@@ -74,7 +77,8 @@ export async function runControlPlaneReplicas(
         '--leader-elect-identity',
         identity,
       ],
-      { argv0: process.argv0, stdio: ['ignore', 'pipe', 'pipe'] },
+      // The IPC channel closes when this process dies, however it dies: the child then stops.
+      { argv0: process.argv0, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
     );
     children.set(index, child);
     for (const stream of [child.stdout, child.stderr]) {
