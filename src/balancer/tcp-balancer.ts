@@ -51,6 +51,14 @@ export class TcpBalancer {
     }
   }
 
+  /** The ports listened on, one per address (a 0 asked for is the one the system picked). */
+  ports(): number[] {
+    return this.servers.map((server) => {
+      const address = server.address();
+      return typeof address === 'object' && address ? address.port : 0;
+    });
+  }
+
   async listen(addresses: readonly string[], port: number): Promise<void> {
     for (const address of addresses) {
       const server = createServer((client) => this.accept(client));
