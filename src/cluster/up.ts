@@ -391,7 +391,9 @@ export async function up(options: UpOptions): Promise<UpResult> {
           },
         },
         {
-          title: `Starting the control plane on port ${apiPort}`,
+          title: controlPlanePorts
+            ? `Starting ${controlPlanes} control planes behind port ${apiPort}`
+            : `Starting the control plane on port ${apiPort}`,
           run: async () => {
             const started = startControlPlane(
               paths,
