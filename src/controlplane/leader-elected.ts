@@ -42,9 +42,10 @@ export function runLeaderElected(
         log: (message) => console.error(`${leaseName}: ${message}`),
         callbacks: {
           onStartedLeading: (signal) => {
-            running = start();
+            const started = start();
+            running = started;
             signal.addEventListener('abort', () => {
-              stopped = running!.stop().catch((error: unknown) => {
+              stopped = started.stop().catch((error: unknown) => {
                 console.error(`${leaseName}: stop failed: ${String(error)}`);
               });
             });
