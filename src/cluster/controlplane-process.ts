@@ -72,6 +72,8 @@ export interface ControlPlaneSettings {
   readonly loadBalancerIpRange?: string;
   /** `--datastore-endpoint`, passed in the environment (it may hold a password). */
   readonly datastoreEndpoint?: string;
+  /** Several control planes (`up --control-planes N`): their apiserver ports, behind `apiPort`. */
+  readonly controlPlanePorts?: readonly number[];
 }
 
 /** Starts the control plane detached, its output appended to the cluster's log file. */
@@ -87,6 +89,7 @@ export function startControlPlane(
     clusterCidr,
     loadBalancerIpRange,
     datastoreEndpoint,
+    controlPlanePorts,
   } = settings;
   const log = openSync(paths.controlPlaneLog, 'a', 0o600);
   let child: ChildProcess;
@@ -105,6 +108,7 @@ export function startControlPlane(
       ...fakeNodeArgs,
       ...(clusterCidr ? ['--cluster-cidr', clusterCidr] : []),
       ...(loadBalancerIpRange ? ['--load-balancer-ip-range', loadBalancerIpRange] : []),
+      ...(controlPlanePorts?.length ? ['--control-plane-ports', controlPlanePorts.join(',')] : []),
     ];
     child = spawn(command.file, args, {
       argv0: command.argv0,

@@ -12,5 +12,6 @@ export function controlPlaneSettingsOf(record: ClusterRecord): ControlPlaneSetti
     ...(record.podSubnet !== undefined && { clusterCidr: record.podSubnet }),
     ...(network && { loadBalancerIpRange: loadBalancerRange(network.subnet) }),
     ...(record.datastoreEndpoint !== undefined && { datastoreEndpoint: record.datastoreEndpoint }),
+    ...(record.controlPlanePorts && { controlPlanePorts: record.controlPlanePorts }),
   };
 }

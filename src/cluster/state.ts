@@ -35,6 +35,11 @@ export interface ClusterRecord {
   podSubnet?: string;
   /** `--datastore-endpoint`, when not SQLite in the state directory (the record file is the owner's alone). */
   datastoreEndpoint?: string;
+  /**
+   * With several control planes (`up --control-planes N`): each one's apiserver port; `apiPort`
+   * is then the balancer in front of them.
+   */
+  controlPlanePorts?: number[];
   /** The nodes' docker network, when the cluster has nodes. */
   network?: { subnet: string; gateway: string };
   /** The local registry the nodes pull `localhost:<port>/...` from (`up --registry`). */

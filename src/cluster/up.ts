@@ -13,6 +13,7 @@ import type { Client } from '../client/types.js';
 import { waitForDefaultServiceAccounts } from '../controlplane/default-service-accounts.js';
 import { type ClusterPki, ensureClusterPki } from '../pki/cluster-pki.js';
 import { generateRsaKeyPair } from '../pki/keys.js';
+import { fakeNodeName } from '../providers/fake/fake-nodes.js';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 import type { ClusterNetwork } from '../providers/types.js';
 import { parseDatastoreEndpoint } from '../storage/index.js';
@@ -97,6 +98,8 @@ export interface UpOptions {
   controlPlaneCommand?: ControlPlaneCommand;
   /** `--datastore-endpoint`: sqlite://PATH or postgres://...; default SQLite in the state directory. */
   datastoreEndpoint?: string;
+  /** `--control-planes N`: control-plane processes on the (shared) datastore. Default 1. */
+  controlPlanes?: number;
 }
 
 export interface UpResult {
@@ -184,6 +187,8 @@ export async function up(options: UpOptions): Promise<UpResult> {
       throw new ClusterError(`--datastore-endpoint: ${errorMessage(error)}`);
     }
   }
+  const controlPlanes = options.controlPlanes ?? 1;
+  assertSupportedControlPlanes(controlPlanes, datastoreEndpoint);
   const fakeNodes = options.fakeNodes ?? 0;
   assertSupportedFakeNodeCount(fakeNodes);
   const paths = clusterPaths(options.name, env);
@@ -206,6 +211,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
   const requestedPort = options.apiPort ?? config?.networking.apiServerPort;
   if (requestedPort !== undefined) await assertPortAvailable(requestedPort);
   const apiPort = requestedPort ?? (await findFreePort());
+  const controlPlanePorts = controlPlanes > 1 ? await findFreePorts(controlPlanes, apiPort) : undefined;
   const kubeconfigPath = kubeconfigPathForMerge(options.kubeconfigPath, env);
   await assertKubeconfigWritable(kubeconfigPath);
   // The two RSA keys (CA, service accounts) take most of the certificates' time: start at once.
@@ -234,6 +240,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
     ...(fakeNodes > 0 && { fakeNodes }),
     ...(podSubnet !== POD_SUBNET && { podSubnet }),
     ...(datastoreEndpoint !== undefined && { datastoreEndpoint }),
+    ...(controlPlanePorts && { controlPlanePorts }),
     version: TKUBE_VERSION,
     kubernetesVersion: KUBERNETES_GIT_VERSION,
     kubeconfigPath,
@@ -384,7 +391,9 @@ export async function up(options: UpOptions): Promise<UpResult> {
           },
         },
         {
-          title: `Starting the control plane on port ${apiPort}`,
+          title: controlPlanePorts
+            ? `Starting ${controlPlanes} control planes behind port ${apiPort}`
+            : `Starting the control plane on port ${apiPort}`,
           run: async () => {
             const started = startControlPlane(
               paths,
@@ -421,6 +430,27 @@ export async function up(options: UpOptions): Promise<UpResult> {
                 throw await withLogTail(errorMessage(error), paths);
               }),
         },
+        ...(controlPlanePorts && fakeNodes > 0
+          ? [
+              {
+                // One control plane's readiness does not cover them here: the leader runs them.
+                title: `Waiting for ${fakeNodes} fake node${fakeNodes === 1 ? '' : 's'} to be Ready`,
+                run: async () => {
+                  const client = adminClient(record.server, pki!);
+                  try {
+                    await waitForNodesReady(
+                      client,
+                      Array.from({ length: fakeNodes }, (_, index) => fakeNodeName(index)),
+                      (options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS) + fakeNodes * FAKE_NODE_READY_MS,
+                      options.signal,
+                    );
+                  } finally {
+                    await client.close();
+                  }
+                },
+              },
+            ]
+          : []),
         ...nodeStartSteps,
         {
           title: `Writing the kubeconfig context ${context} to ${kubeconfigPath}`,
@@ -470,6 +500,40 @@ async function keepLog(path: string, cluster: string): Promise<string | undefine
     () => kept,
     () => undefined,
   );
+}
+
+/** The most control planes `up` starts (etcd's advice for members is 3, 5 or 7). */
+export const MAX_CONTROL_PLANES = 7;
+
+/** More than one control plane needs a datastore that several processes share. */
+export function assertSupportedControlPlanes(
+  controlPlanes: number,
+  datastoreEndpoint: string | undefined,
+): void {
+  if (!Number.isSafeInteger(controlPlanes) || controlPlanes < 1 || controlPlanes > MAX_CONTROL_PLANES) {
+    throw new ClusterError(
+      `--control-planes ${controlPlanes}: the control plane count must be a whole number from 1 to ${MAX_CONTROL_PLANES}`,
+    );
+  }
+  if (
+    controlPlanes > 1 &&
+    (datastoreEndpoint === undefined || parseDatastoreEndpoint(datastoreEndpoint).kind === 'sqlite')
+  ) {
+    throw new ClusterError(
+      `--control-planes ${controlPlanes} needs a datastore the control planes share, and SQLite is one process's file`,
+      'give --datastore-endpoint postgres://USER@HOST:PORT/DB (or another shared store)',
+    );
+  }
+}
+
+/** `count` free ports on 127.0.0.1, all different and none of them `taken`. */
+async function findFreePorts(count: number, taken: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) {
+    const port = await findFreePort();
+    if (port !== taken) ports.add(port);
+  }
+  return [...ports];
 }
 
 /** Nodes: a whole number from 0 to MAX_NODES. */

@@ -71,6 +71,11 @@ export default class Up extends Command {
       description:
         'where the cluster state lives: sqlite://PATH (default: in the cluster directory) or postgres://USER:PASSWORD@HOST:PORT/DATABASE',
     }),
+    'control-planes': Flags.integer({
+      description:
+        'control-plane processes (apiserver, controller manager and scheduler under leader election) behind one endpoint; more than 1 needs a shared --datastore-endpoint',
+      min: 1,
+    }),
   };
 
   async run(): Promise<void> {
@@ -102,6 +107,7 @@ export default class Up extends Command {
         apiPort: flags['api-port'],
         kubeconfigPath: flags.kubeconfig,
         datastoreEndpoint: flags['datastore-endpoint'],
+        ...(flags['control-planes'] !== undefined && { controlPlanes: flags['control-planes'] }),
         signal: controller.signal,
         ...(flags.quiet && { progress: 'silent' as const }),
       });

@@ -9,6 +9,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import type { ClusterSettings } from '../controllers/context.js';
 import type { FakeNodesOptions } from '../providers/fake/index.js';
 import type { ComponentName, Components } from './components.js';
+import type { LeaderElectionSettings } from './leader-elected.js';
 import type { LoopbackAccess, LoopbackClients } from './loopback.js';
 import { SocketLoopbackClients } from './socket-loopback.js';
 
@@ -30,6 +31,8 @@ export interface ComponentThreadData {
   readonly settings: ClusterSettings;
   /** Fake nodes run beside the controller manager. */
   readonly fakeNodes?: FakeNodesOptions;
+  /** Set with several control planes: the components act only while holding their Leases. */
+  readonly leaderElection?: LeaderElectionSettings;
 }
 
 /**
@@ -64,12 +67,13 @@ export type StartComponents = (
   settings: ClusterSettings,
   names: readonly ComponentName[],
   fakeNodes?: FakeNodesOptions,
+  leaderElection?: LeaderElectionSettings,
 ) => Components;
 
 /** The component thread's body: runs the components until the control plane says stop. */
 export function runComponentThread(data: ComponentThreadData, start: StartComponents): void {
   const clients = new SocketLoopbackClients(data.access);
-  const components = start(clients, data.settings, data.components, data.fakeNodes);
+  const components = start(clients, data.settings, data.components, data.fakeNodes, data.leaderElection);
   components.ready.then(
     () => parentPort!.postMessage(READY),
     (error: unknown) => console.error(`fake nodes failed to start: ${String(error)}`),
@@ -95,6 +99,7 @@ export function startComponentThreads(
   access: LoopbackAccess,
   settings: ClusterSettings,
   fakeNodes?: FakeNodesOptions,
+  leaderElection?: LeaderElectionSettings,
 ): Components {
   if (layout === 'shared')
     return startComponentThread(
@@ -103,14 +108,23 @@ export function startComponentThreads(
       access,
       settings,
       fakeNodes,
+      leaderElection,
     );
-  const scheduler = startComponentThread(entries.scheduler, ['scheduler'], access, settings);
+  const scheduler = startComponentThread(
+    entries.scheduler,
+    ['scheduler'],
+    access,
+    settings,
+    undefined,
+    leaderElection,
+  );
   const controllerManager = startComponentThread(
     entries.components,
     ['controller-manager'],
     access,
     settings,
     fakeNodes,
+    leaderElection,
   );
   return {
     ready: controllerManager.ready,
@@ -132,17 +146,26 @@ function startComponentThread(
   access: LoopbackAccess,
   settings: ClusterSettings,
   fakeNodes?: FakeNodesOptions,
+  leaderElection?: LeaderElectionSettings,
 ): Components {
-  const data: ComponentThreadData = { tkubeComponentThread: true, components, access, settings, fakeNodes };
+  const data: ComponentThreadData = {
+    tkubeComponentThread: true,
+    components,
+    access,
+    settings,
+    fakeNodes,
+    ...(leaderElection && { leaderElection }),
+  };
   const component = components.join('+');
   let markReady: () => void = () => {};
   // Without fake nodes nothing waits for the thread: /readyz does not wait for upstream's
-  // controller manager either.
-  const ready = fakeNodes?.count
-    ? new Promise<void>((resolve) => {
-        markReady = resolve;
-      })
-    : Promise.resolve();
+  // controller manager either. Nor under leader election: another control plane may lead.
+  const ready =
+    fakeNodes?.count && !leaderElection
+      ? new Promise<void>((resolve) => {
+          markReady = resolve;
+        })
+      : Promise.resolve();
   let stopping = false;
   let worker: Worker;
   let restart: NodeJS.Timeout | undefined;

@@ -3,9 +3,10 @@
 // Fake nodes run beside the controller manager and read through its informers.
 import type { ClusterSettings } from '../controllers/context.js';
 import { FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
-import { ControllerManager } from './controller-manager.js';
+import { ControllerManager, MANAGER_IDENTITY } from './controller-manager.js';
+import { type LeaderElectionSettings, runLeaderElected, type Stoppable } from './leader-elected.js';
 import type { LoopbackClients } from './loopback.js';
-import { SchedulerHost } from './scheduler-host.js';
+import { SchedulerHost, startScheduler } from './scheduler-host.js';
 
 /** The upstream processes tkube runs: `controller-manager` (with any fake nodes) and `scheduler`. */
 export type ComponentName = 'controller-manager' | 'scheduler';
@@ -29,7 +30,9 @@ export function startComponents(
   settings: ClusterSettings,
   names: readonly ComponentName[] = COMPONENT_NAMES,
   fakeNodes?: FakeNodesOptions,
+  leaderElection?: LeaderElectionSettings,
 ): Components {
+  if (leaderElection) return startElectedComponents(clients, settings, names, leaderElection, fakeNodes);
   const controllerManager = names.includes('controller-manager')
     ? new ControllerManager(clients, settings)
     : undefined;
@@ -52,6 +55,42 @@ export function startComponents(
       await nodes?.stop();
       await scheduler?.stop();
       await controllerManager?.stop();
+    },
+  };
+}
+
+/**
+ * With several control planes: each component under its Lease, the fake nodes with the
+ * controller manager (one set of kubelets for the cluster, moving with the leadership). Ready
+ * at once: which control plane will lead is not this one's to wait for.
+ */
+function startElectedComponents(
+  clients: LoopbackClients,
+  settings: ClusterSettings,
+  names: readonly ComponentName[],
+  leaderElection: LeaderElectionSettings,
+  fakeNodes?: FakeNodesOptions,
+): Components {
+  const elected: Stoppable[] = [];
+  if (names.includes('controller-manager')) {
+    const client = clients.client(MANAGER_IDENTITY, 'kube-controller-manager');
+    elected.push(
+      runLeaderElected(client, 'kube-controller-manager', leaderElection, () => {
+        const components = startComponents(clients, settings, ['controller-manager'], fakeNodes);
+        components.ready.catch((error: unknown) =>
+          console.error(`fake nodes failed to start: ${String(error)}`),
+        );
+        return components;
+      }),
+    );
+  }
+  if (names.includes('scheduler')) {
+    elected.push(startScheduler(clients, leaderElection));
+  }
+  return {
+    ready: Promise.resolve(),
+    async stop() {
+      for (const component of elected.reverse()) await component.stop();
     },
   };
 }

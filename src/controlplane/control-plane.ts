@@ -26,6 +26,7 @@ import { type ComponentThreadEntries, startComponentThreads } from './component-
 import { COMPONENT_NAMES, startComponents } from './components.js';
 import { waitForDefaultServiceAccounts } from './default-service-accounts.js';
 import { advertiseAddress, KubernetesEndpointsReconciler } from './kubernetes-endpoints.js';
+import type { LeaderElectionSettings } from './leader-elected.js';
 import {
   hostPortsModeFrom,
   type LoadBalancerHostPorts,
@@ -59,6 +60,10 @@ export interface ControlPlaneOptions {
   readonly componentThreadEntries?: ComponentThreadEntries;
   /** With an entry: a thread for each component (the default) or one `shared` by both. */
   readonly componentThreadLayout?: 'separate' | 'shared';
+  /** One of several control planes: its controller manager and scheduler act only while leading. */
+  readonly leaderElection?: LeaderElectionSettings;
+  /** The port the `kubernetes` Service's endpoints name (the balancer's, with several control planes). */
+  readonly advertisePort?: number;
 }
 
 export interface RunningControlPlane {
@@ -188,7 +193,9 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   await bootstrapCluster(apiServer, port);
   const advertised = advertiseAddress(options.bindAddresses ?? []);
   const kubernetesEndpoints =
-    advertised === undefined ? undefined : new KubernetesEndpointsReconciler(apiServer, advertised, port);
+    advertised === undefined
+      ? undefined
+      : new KubernetesEndpointsReconciler(apiServer, advertised, options.advertisePort ?? port);
   if (kubernetesEndpoints) await kubernetesEndpoints.start();
   else console.error('control plane: no address to advertise in the kubernetes Endpoints');
   await reconcileBootstrapPolicy(apiServer);
@@ -212,7 +219,12 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     clusterSigningKeyPem: pki.ca.privateKeyPem,
     ...options.controllerSettings,
   });
-  const loopback = new Loopback(apiServer, options.stateDir);
+  // Control planes sharing the state directory each need a loopback socket of their own.
+  const loopbackDir = options.leaderElection
+    ? join(options.stateDir, 'members', String(port))
+    : options.stateDir;
+  if (options.leaderElection) mkdirSync(loopbackDir, { recursive: true, mode: 0o700 });
+  const loopback = new Loopback(apiServer, loopbackDir);
   const components = options.componentThreadEntries
     ? startComponentThreads(
         options.componentThreadEntries,
@@ -220,8 +232,9 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
         loopback.access(),
         settings,
         options.fakeNodes,
+        options.leaderElection,
       )
-    : startComponents(loopback, settings, COMPONENT_NAMES, options.fakeNodes);
+    : startComponents(loopback, settings, COMPONENT_NAMES, options.fakeNodes, options.leaderElection);
   await components.ready;
   const loadBalancerHostPorts = startLoadBalancerHostPorts(
     loopback.client(controllerIdentity('service-controller'), 'tkube-load-balancer-host-ports'),

@@ -50,7 +50,7 @@ import { pvProtectionController } from '../controllers/volume/pvprotection/pv-pr
 import { controllerIdentity, type LoopbackClients } from './loopback.js';
 
 /** The manager's own identity (its client certificate's subject in kubeadm clusters): informers read as it. */
-const MANAGER_IDENTITY: UserInfo = {
+export const MANAGER_IDENTITY: UserInfo = {
   name: 'system:kube-controller-manager',
   groups: ['system:authenticated'],
 };

@@ -18,6 +18,12 @@ export interface ControlPlaneArgs {
   readonly loadBalancerIpRange?: string;
   /** From $TKUBE_DATASTORE_ENDPOINT (the environment, not argv: the URL may hold a password). */
   readonly datastore?: DatastoreEndpoint;
+  /** `--control-plane-ports P1,P2,...`: run that many control planes behind a balancer on apiPort. */
+  readonly controlPlanePorts?: readonly number[];
+  /** `--leader-elect-identity`: one of several control planes, its components under leader election. */
+  readonly leaderElectIdentity?: string;
+  /** `--advertise-port`: the port the `kubernetes` Service's endpoints name. */
+  readonly advertisePort?: number;
 }
 
 /** The variable `tkube up`/`start` pass the datastore endpoint in. */
@@ -49,6 +55,8 @@ export async function runControlPlane(
     componentThreadEntries: options.componentThreadEntries,
     componentThreadLayout: options.componentThreadLayout,
     datastore: args.datastore,
+    ...(args.leaderElectIdentity && { leaderElection: { identity: args.leaderElectIdentity } }),
+    ...(args.advertisePort !== undefined && { advertisePort: args.advertisePort }),
   });
   log(`control plane serving on port ${running.port} (ready in ${Date.now() - started} ms)`);
   await new Promise<void>((resolve) => {
@@ -75,11 +83,22 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'fake-nodes': { type: 'string' },
       'cluster-cidr': { type: 'string' },
       'load-balancer-ip-range': { type: 'string' },
+      'control-plane-ports': { type: 'string' },
+      'leader-elect-identity': { type: 'string' },
+      'advertise-port': { type: 'string' },
     },
     strict: true,
   });
   const apiPort = Number(values['api-port']);
   const fakeNodes = Number(values['fake-nodes'] ?? 0);
+  const controlPlanePorts = values['control-plane-ports']?.split(',').map(Number);
+  const advertisePort = values['advertise-port'] === undefined ? undefined : Number(values['advertise-port']);
+  if (
+    controlPlanePorts?.some((port) => !isPort(port)) ||
+    (advertisePort !== undefined && !isPort(advertisePort))
+  ) {
+    throw new Error('--control-plane-ports and --advertise-port take port numbers');
+  }
   if (
     !values['state-dir'] ||
     !Number.isInteger(apiPort) ||
@@ -90,7 +109,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     fakeNodes > MAX_FAKE_NODES
   ) {
     throw new Error(
-      'usage: main.js --state-dir DIR --api-port PORT [--bind-address IP]... [--fake-nodes N] [--cluster-cidr CIDR] [--load-balancer-ip-range FIRST-LAST]',
+      'usage: main.js --state-dir DIR --api-port PORT [--bind-address IP]... [--fake-nodes N] [--cluster-cidr CIDR] [--load-balancer-ip-range FIRST-LAST] [--control-plane-ports P1,P2,...]',
     );
   }
   return {
@@ -100,6 +119,23 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     fakeNodes,
     clusterCidr: values['cluster-cidr'],
     loadBalancerIpRange: values['load-balancer-ip-range'],
+    ...(controlPlanePorts && { controlPlanePorts }),
+    ...(values['leader-elect-identity'] && { leaderElectIdentity: values['leader-elect-identity'] }),
+    ...(advertisePort !== undefined && { advertisePort }),
     ...(env[DATASTORE_ENDPOINT_ENV] && { datastore: parseDatastoreEndpoint(env[DATASTORE_ENDPOINT_ENV]) }),
   };
+}
+
+function isPort(port: number): boolean {
+  return Number.isInteger(port) && port > 0 && port <= 65535;
+}
+
+/** The flags a control plane started by runControlPlaneReplicas gets from the one that started it. */
+export function replicaArgs(args: ControlPlaneArgs): string[] {
+  return [
+    ...(args.bindAddresses ?? []).flatMap((address) => ['--bind-address', address]),
+    ...(args.fakeNodes ? ['--fake-nodes', String(args.fakeNodes)] : []),
+    ...(args.clusterCidr ? ['--cluster-cidr', args.clusterCidr] : []),
+    ...(args.loadBalancerIpRange ? ['--load-balancer-ip-range', args.loadBalancerIpRange] : []),
+  ];
 }

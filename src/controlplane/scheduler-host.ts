@@ -4,6 +4,7 @@ import { setMaxListeners } from 'node:events';
 import { EventBroadcaster } from '../client/events/index.js';
 import { SharedInformerFactory } from '../client/informers/index.js';
 import { createScheduler } from '../scheduler/index.js';
+import { type LeaderElectionSettings, runLeaderElected, type Stoppable } from './leader-elected.js';
 import { type LoopbackClients, SCHEDULER_IDENTITY } from './loopback.js';
 
 export class SchedulerHost {
@@ -36,4 +37,20 @@ export class SchedulerHost {
     await this.events.shutdown();
     await this.informers.stop();
   }
+}
+
+/** A scheduler, under its Lease `kube-scheduler` when leader election is on. */
+export function startScheduler(clients: LoopbackClients, leaderElection?: LeaderElectionSettings): Stoppable {
+  const start = (): SchedulerHost => {
+    const scheduler = new SchedulerHost(clients);
+    scheduler.start();
+    return scheduler;
+  };
+  if (!leaderElection) return start();
+  return runLeaderElected(
+    clients.client(SCHEDULER_IDENTITY, 'kube-scheduler'),
+    'kube-scheduler',
+    leaderElection,
+    start,
+  );
 }

@@ -10,6 +10,7 @@ const SRC = resolve(import.meta.dirname, '../../../src');
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   api: [],
   metrics: [],
+  balancer: [],
   storage: [],
   client: ['api'],
   pki: ['api'],
