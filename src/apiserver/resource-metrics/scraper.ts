@@ -2,6 +2,7 @@
 // (15 s, its default) each Ready node's kubelet `/stats/summary` is fetched, all nodes at once,
 // over the connection kube-apiserver uses for nodes/proxy (its kubelet client certificate, the
 // node tunnel dialer); a node that fails is skipped with a log line, and the round is stored.
+// Fake nodes are not scraped: they serve no kubelet API.
 import type { Node } from '../../api/types/core-v1.generated.js';
 import {
   type KubeletClientCredentials,
@@ -26,7 +27,11 @@ export interface ScraperDeps {
   readonly log?: (line: string) => void;
 }
 
-function isReady(node: Node): boolean {
+/** providers/fake's label: fake nodes have no kubelet to ask (their addresses route nowhere). */
+const FAKE_NODE_LABEL = 'fake.tkube.dev/node';
+
+function isScrapable(node: Node): boolean {
+  if (node.metadata?.labels?.[FAKE_NODE_LABEL] === 'true') return false;
   return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 }
 
@@ -97,7 +102,7 @@ export class MetricsScraper {
   async scrapeOnce(): Promise<void> {
     const log = this.deps.log ?? ((line: string) => console.error(line));
     try {
-      const nodes = (await this.deps.nodes()).filter(isReady);
+      const nodes = (await this.deps.nodes()).filter(isScrapable);
       const credentials = await this.deps.credentials();
       const results = await Promise.allSettled(
         nodes.map((node) => scrapeNode(node, credentials, this.deps.dial)),

@@ -64,8 +64,8 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const node = (name: string, nodePort: number, ready = 'True'): Node => ({
-  metadata: { name },
+const node = (name: string, nodePort: number, ready = 'True', labels: Record<string, string> = {}): Node => ({
+  metadata: { name, labels },
   status: {
     addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
     daemonEndpoints: { kubeletEndpoint: { Port: nodePort } },
@@ -74,11 +74,16 @@ const node = (name: string, nodePort: number, ready = 'True'): Node => ({
 });
 
 describe('MetricsScraper', () => {
-  it('stores the Ready nodes it reaches, skips the rest with a log line', async () => {
+  it('stores the Ready nodes it reaches, skips the rest with a log line, never asks fake nodes', async () => {
     const storage = new MetricsStorage();
     const log: string[] = [];
     const scraper = new MetricsScraper({
-      nodes: async () => [node('a', port), node('down', 1), node('notready', port, 'False')],
+      nodes: async () => [
+        node('a', port),
+        node('down', 1),
+        node('notready', port, 'False'),
+        node('fake', 1, 'True', { 'fake.tkube.dev/node': 'true' }),
+      ],
       credentials: async () => credentials,
       storage,
       log: (line) => log.push(line),
