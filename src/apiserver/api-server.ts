@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '../api/object.js';
 import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
 import type { ResourceInfo } from '../api/resources/types.js';
+import type { Node } from '../api/types/core-v1.generated.js';
 import type { APIGroupList } from '../api/types/meta-v1.generated.js';
 import { TUNNEL_PATH } from '../client/tunnel/frames.js';
 import type { IssuedCertificate } from '../pki/certificates.js';
@@ -70,6 +71,8 @@ import { RequestMetrics } from './metrics.js';
 import { builtinStrategies } from './registry/builtin/index.js';
 import { ResourceStore } from './registry/resource-store.js';
 import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './request-info.js';
+import { MetricsScraper } from './resource-metrics/scraper.js';
+import { MetricsStorage } from './resource-metrics/storage.js';
 import { badRequest, forbidden, internalError, notFound, pathNotFound, StatusError } from './status.js';
 import { PodStreamMetrics } from './streaming/metrics.js';
 import { ApiServerDialer, type TunnelMode } from './tunnel/dialer.js';
@@ -148,6 +151,9 @@ export class ApiServer {
   readonly dialer: ApiServerDialer;
   /** kube-aggregator: APIServices, their availability, and proxying to service-backed ones. */
   readonly aggregator?: Aggregator;
+  /** The built-in metrics server's store, filled by its scraper (only with kubelet credentials). */
+  readonly resourceMetrics = new MetricsStorage();
+  private readonly metricsScraper?: MetricsScraper;
 
   constructor(private readonly options: ApiServerOptions) {
     const kubeletCredentials = () =>
@@ -156,6 +162,14 @@ export class ApiServer {
     const core = (resource: string) => this.resourceStore('', 'v1', resource)!;
     this.dialer = new ApiServerDialer(this.tunnels, () => core('nodes'), options.apiServerTunnel ?? 'auto');
     const { dial } = this.dialer;
+    if (options.kubeletClient) {
+      this.metricsScraper = new MetricsScraper({
+        nodes: async () => (await core('nodes').list('')).items.map((text) => JSON.parse(text) as Node),
+        credentials: kubeletCredentials,
+        dial,
+        storage: this.resourceMetrics,
+      });
+    }
     this.handler = new ResourceHandler({
       store: options.store,
       patchSchemaFor: options.patchSchemaFor,
@@ -588,9 +602,11 @@ export class ApiServer {
     ]);
     // After the CRD controllers: the CRD groups' APIServices come from what they serve.
     await this.aggregator?.start();
+    this.metricsScraper?.start();
   }
 
   stop(): void {
+    this.metricsScraper?.stop();
     this.tunnels.closeAll();
     this.policy.stop();
     this.nodeGraph.stop();
