@@ -2,14 +2,15 @@
 // (15 s, its default) each Ready node's kubelet `/stats/summary` is fetched, all nodes at once,
 // over the connection kube-apiserver uses for nodes/proxy (its kubelet client certificate, the
 // node tunnel dialer); a node that fails is skipped with a log line, and the round is stored.
-// Fake nodes are not scraped: they serve no kubelet API.
-import type { Node } from '../../api/types/core-v1.generated.js';
+// Fake nodes serve no kubelet API: their usage is simulated from their pods' requests instead.
+import type { Node, Pod } from '../../api/types/core-v1.generated.js';
 import {
   type KubeletClientCredentials,
   type KubeletRequest,
   kubeletAddress,
   sendToKubelet,
 } from '../handlers/kubelet-connection.js';
+import { SimulatedUsage } from './simulated-usage.js';
 import type { MetricsStorage, NodeScrape } from './storage.js';
 import { decodeSummary, type SummaryJson } from './summary-decode.js';
 
@@ -20,6 +21,8 @@ const SCRAPE_TIMEOUT_MS = SCRAPE_INTERVAL_MS * 0.9;
 
 export interface ScraperDeps {
   readonly nodes: () => Promise<readonly Node[]>;
+  /** Every pod, for the simulated nodes' usage (without it, fake nodes report nothing). */
+  readonly pods?: () => Promise<readonly Pod[]>;
   readonly credentials: () => Promise<KubeletClientCredentials>;
   readonly dial?: KubeletRequest['dial'];
   readonly storage: MetricsStorage;
@@ -29,10 +32,15 @@ export interface ScraperDeps {
 
 /** providers/fake's label: fake nodes have no kubelet to ask (their addresses route nowhere). */
 const FAKE_NODE_LABEL = 'fake.tkube.dev/node';
+/** providers/fake's mark of a simulated kubelet that was stopped (it reports nothing). */
+const FAKE_KUBELET_STOPPED_ANNOTATION = 'fake.tkube.dev/kubelet-stopped';
 
-function isScrapable(node: Node): boolean {
-  if (node.metadata?.labels?.[FAKE_NODE_LABEL] === 'true') return false;
+function isReady(node: Node): boolean {
   return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+}
+
+function isSimulated(node: Node): boolean {
+  return node.metadata?.labels?.[FAKE_NODE_LABEL] === 'true';
 }
 
 /** One node's summary, decoded; rejects with a message naming the node. */
@@ -77,6 +85,8 @@ export class MetricsScraper {
   /** A round still under way: the next tick does not start another beside it. */
   private busy = false;
 
+  private readonly simulated = new SimulatedUsage();
+
   constructor(private readonly deps: ScraperDeps) {}
 
   start(): void {
@@ -98,20 +108,34 @@ export class MetricsScraper {
     this.timer = undefined;
   }
 
-  /** One round over all Ready nodes, stored when done. */
+  /** One round over all Ready nodes (simulated ones from their pods), stored when done. */
   async scrapeOnce(): Promise<void> {
     const log = this.deps.log ?? ((line: string) => console.error(line));
     try {
-      const nodes = (await this.deps.nodes()).filter(isScrapable);
-      const credentials = await this.deps.credentials();
-      const results = await Promise.allSettled(
-        nodes.map((node) => scrapeNode(node, credentials, this.deps.dial)),
-      );
+      const ready = (await this.deps.nodes()).filter(isReady);
+      const real = ready.filter((node) => !isSimulated(node));
       const round = new Map<string, NodeScrape>();
-      results.forEach((result, index) => {
-        if (result.status === 'fulfilled') round.set(nodes[index]?.metadata?.name ?? '', result.value);
-        else log(`metrics-server: ${(result.reason as Error).message}`);
-      });
+      const simulated = ready.filter(
+        (node) =>
+          isSimulated(node) && node.metadata?.annotations?.[FAKE_KUBELET_STOPPED_ANNOTATION] === undefined,
+      );
+      this.simulated.retain(new Set(simulated.map((node) => node.metadata?.name ?? '')));
+      if (simulated.length > 0 && this.deps.pods) {
+        const pods = await this.deps.pods();
+        const nowMs = Date.now();
+        for (const node of simulated)
+          round.set(node.metadata?.name ?? '', this.simulated.scrape(node, pods, nowMs));
+      }
+      if (real.length > 0) {
+        const credentials = await this.deps.credentials();
+        const results = await Promise.allSettled(
+          real.map((node) => scrapeNode(node, credentials, this.deps.dial)),
+        );
+        results.forEach((result, index) => {
+          if (result.status === 'fulfilled') round.set(real[index]?.metadata?.name ?? '', result.value);
+          else log(`metrics-server: ${(result.reason as Error).message}`);
+        });
+      }
       this.deps.storage.store(round);
     } catch (error) {
       log(`metrics-server: scrape round failed: ${(error as Error).message}`);
