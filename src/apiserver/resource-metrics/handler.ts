@@ -12,7 +12,7 @@ import { sendJson } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { ResourceRequestInfo } from '../request-info.js';
-import { badRequest, methodNotAllowedOnPath, methodNotSupported, pathNotFound } from '../status.js';
+import { badRequest, methodNotAllowedByRoute, methodNotSupported, pathNotFound } from '../status.js';
 import { METRICS_GROUP, METRICS_VERSION } from './api-group.js';
 import {
   getNodeMetrics,
@@ -65,7 +65,7 @@ export async function serveResourceMetrics(
   if (info.resource === 'nodes' && info.namespace !== '') throw pathNotFound();
   if (info.verb === 'watch')
     throw methodNotSupported({ group: METRICS_GROUP, resource: info.resource }, 'watch');
-  if (info.verb !== 'get' && info.verb !== 'list') throw methodNotAllowedOnPath();
+  if (info.verb !== 'get' && info.verb !== 'list') throw methodNotAllowedByRoute();
   negotiateObjectOnly(ctx.headers.accept);
   const { storage } = deps;
   if (info.resource === 'nodes') {
