@@ -7,21 +7,25 @@ import type { KubeObject } from '../../api/object.js';
 import { parseFieldSelector } from '../../api/selectors/fields.js';
 import { parseLabelSelector } from '../../api/selectors/labels.js';
 import { SelectorError } from '../../api/selectors/selector-error.js';
-import { negotiateObjectOnly } from '../http/negotiate.js';
+import { includeObjectParam, loadPrinters, renderList, renderObject } from '../handlers/render.js';
+import { negotiate } from '../http/negotiate.js';
 import { sendJson } from '../http/respond.js';
 import type { RequestContext } from '../http/types.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { ResourceRequestInfo } from '../request-info.js';
 import { badRequest, methodNotAllowedByRoute, methodNotSupported, pathNotFound } from '../status.js';
-import { METRICS_GROUP, METRICS_VERSION } from './api-group.js';
+import { METRICS_GROUP, METRICS_VERSION, NODE_METRICS_RESOURCE, POD_METRICS_RESOURCE } from './api-group.js';
 import {
   getNodeMetrics,
   getPodMetrics,
   listNodeMetrics,
   listPodMetrics,
   type MetricsSelectors,
+  type NodeMetrics,
+  type PodMetrics,
 } from './render.js';
 import type { MetricsStorage } from './storage.js';
+import { NODE_METRICS_PRINTER, POD_METRICS_PRINTER } from './table.js';
 
 export interface ResourceMetricsDeps {
   readonly storage: MetricsStorage;
@@ -66,22 +70,41 @@ export async function serveResourceMetrics(
   if (info.verb === 'watch')
     throw methodNotSupported({ group: METRICS_GROUP, resource: info.resource }, 'watch');
   if (info.verb !== 'get' && info.verb !== 'list') throw methodNotAllowedByRoute();
-  negotiateObjectOnly(ctx.headers.accept);
+  const list = info.verb === 'list';
+  const rendering = negotiate(ctx.headers.accept, list);
   const { storage } = deps;
+  let body: NodeMetrics | PodMetrics | { items: readonly (NodeMetrics | PodMetrics)[] };
   if (info.resource === 'nodes') {
     const nodes = deps.nodes();
-    const body =
-      info.verb === 'get'
-        ? getNodeMetrics(storage, info.name, await nodes.find('', info.name))
-        : listNodeMetrics(storage, await objectsOf(nodes, ''), selectorsOf(ctx.query));
+    body = list
+      ? listNodeMetrics(storage, await objectsOf(nodes, ''), selectorsOf(ctx.query))
+      : getNodeMetrics(storage, info.name, await nodes.find('', info.name));
+  } else {
+    const pods = deps.pods();
+    body = list
+      ? listPodMetrics(storage, await objectsOf(pods, info.namespace), selectorsOf(ctx.query))
+      : getPodMetrics(storage, info.name, await pods.find(info.namespace, info.name));
+  }
+  if (rendering === 'object') {
     sendJson(ctx.res, 200, body);
     return true;
   }
-  const pods = deps.pods();
-  const body =
-    info.verb === 'get'
-      ? getPodMetrics(storage, info.name, await pods.find(info.namespace, info.name))
-      : listPodMetrics(storage, await objectsOf(pods, info.namespace), selectorsOf(ctx.query));
-  sendJson(ctx.res, 200, body);
+  // metrics-server's Table (and the generic PartialObjectMetadata renderings).
+  await loadPrinters();
+  const resource = info.resource === 'nodes' ? NODE_METRICS_RESOURCE : POD_METRICS_RESOURCE;
+  const printer = info.resource === 'nodes' ? NODE_METRICS_PRINTER : POD_METRICS_PRINTER;
+  const includeObject = includeObjectParam(ctx.query.get('includeObject'));
+  const rendered =
+    'items' in body
+      ? renderList(
+          rendering,
+          resource,
+          body.items.map((item) => JSON.stringify(item)),
+          { resourceVersion: '' },
+          includeObject,
+          printer,
+        )
+      : renderObject(rendering, resource, body as unknown as KubeObject, includeObject, false, printer);
+  sendJson(ctx.res, 200, rendered);
   return true;
 }

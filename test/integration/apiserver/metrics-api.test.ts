@@ -159,6 +159,19 @@ describe('kubectl top on simulated nodes', () => {
   });
 });
 
+describe('kubectl get of metrics objects', () => {
+  it("prints metrics-server's Table: name, cpu and memory (a pod's summed), window", async () => {
+    const pods = rows(await ok(['get', 'pods.metrics.k8s.io', '-n', 'shop', '-l', 'app=idle']));
+    expect(pods[0]).toEqual(['NAME', 'CPU', 'MEMORY', 'WINDOW']);
+    expect(pods[1]?.slice(0, 3)).toEqual(['idle', '1m', '8Mi']);
+    expect(pods[1]?.[3]).toMatch(/^\d+(\.\d+)?s$/);
+    const nodes = rows(await ok(['get', 'nodes.metrics.k8s.io', 'fake-node-0']));
+    expect(nodes[0]).toEqual(['NAME', 'CPU', 'MEMORY', 'WINDOW']);
+    expect(nodes[1]?.[0]).toBe('fake-node-0');
+    expect(nodes[1]?.[1]).toMatch(/^[1-9]\d*m$/);
+  });
+});
+
 describe('metrics.k8s.io errors and authorization', () => {
   it('answers an unknown node or pod with metrics-server NotFound texts', async () => {
     expect(await fails(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/nodes/nope'])).toContain(
