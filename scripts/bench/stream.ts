@@ -22,6 +22,7 @@ import { NODES, PODS } from '../../src/client/resources.js';
 import { clientFromKubeconfig } from '../../src/client/transports.js';
 import { kubectl128 } from '../../test/e2e/exec/exec-support.js';
 import { buildBusyboxImage } from '../../test/e2e/kubelet/pods-support.js';
+import { benchMetricsScrape, METRICS_SCRAPE_HEADER, METRICS_SCRAPE_TITLE } from './metrics-scrape.js';
 import { percentile, printTable } from './report.js';
 
 const EXECS = 200;
@@ -449,3 +450,5 @@ try {
     await execa(process.execPath, [t.runJs, 'down', t.cluster], { env: t.env, reject: false });
   rmSync(dir, { recursive: true, force: true });
 }
+// The metrics server's CPU per node per scrape (issue 23), once the clusters are down.
+printTable(METRICS_SCRAPE_TITLE, [METRICS_SCRAPE_HEADER, ...(await benchMetricsScrape())]);

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '../api/object.js';
 import { BUILTIN_RESOURCES } from '../api/resources/builtin.js';
 import type { ResourceInfo } from '../api/resources/types.js';
+import type { Node, Pod } from '../api/types/core-v1.generated.js';
 import type { APIGroupList } from '../api/types/meta-v1.generated.js';
 import { TUNNEL_PATH } from '../client/tunnel/frames.js';
 import type { IssuedCertificate } from '../pki/certificates.js';
@@ -43,6 +44,7 @@ import { PolicyCache } from './auth/policy-cache.js';
 import { type Authorizer, forbiddenStatus, requestAttributes } from './auth/rbac/index.js';
 import { rbacWriteCheck } from './auth/rbac-escalation.js';
 import type { APIGroupDiscoveryList } from './discovery/aggregated.js';
+import type { ResourceTable } from './discovery/table.js';
 import { pruneUnknownFields } from './field-validation/prune.js';
 import { maintainDanglingConditions } from './flowcontrol/configuration-ensurer.js';
 import { admitRequest } from './flowcontrol/filter.js';
@@ -70,6 +72,11 @@ import { RequestMetrics } from './metrics.js';
 import { builtinStrategies } from './registry/builtin/index.js';
 import { ResourceStore } from './registry/resource-store.js';
 import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './request-info.js';
+import { withResourceMetrics } from './resource-metrics/api-group.js';
+import { serveResourceMetrics } from './resource-metrics/handler.js';
+import { withResourceMetricsSchemas } from './resource-metrics/openapi.js';
+import { MetricsScraper } from './resource-metrics/scraper.js';
+import { MetricsStorage } from './resource-metrics/storage.js';
 import { badRequest, forbidden, internalError, notFound, pathNotFound, StatusError } from './status.js';
 import { PodStreamMetrics } from './streaming/metrics.js';
 import { ApiServerDialer, type TunnelMode } from './tunnel/dialer.js';
@@ -148,6 +155,15 @@ export class ApiServer {
   readonly dialer: ApiServerDialer;
   /** kube-aggregator: APIServices, their availability, and proxying to service-backed ones. */
   readonly aggregator?: Aggregator;
+  /** The built-in metrics server's store, filled by its scraper (only with kubelet credentials). */
+  readonly resourceMetrics = new MetricsStorage();
+  private readonly metricsScraper?: MetricsScraper;
+  /** What metrics.k8s.io's get and list read. */
+  private readonly metricsApi = {
+    storage: this.resourceMetrics,
+    nodes: () => this.resourceStore('', 'v1', 'nodes')!,
+    pods: () => this.resourceStore('', 'v1', 'pods')!,
+  };
 
   constructor(private readonly options: ApiServerOptions) {
     const kubeletCredentials = () =>
@@ -156,6 +172,15 @@ export class ApiServer {
     const core = (resource: string) => this.resourceStore('', 'v1', resource)!;
     this.dialer = new ApiServerDialer(this.tunnels, () => core('nodes'), options.apiServerTunnel ?? 'auto');
     const { dial } = this.dialer;
+    if (options.kubeletClient) {
+      this.metricsScraper = new MetricsScraper({
+        nodes: async () => (await core('nodes').list('')).items.map((text) => JSON.parse(text) as Node),
+        pods: async () => (await core('pods').list('')).items.map((text) => JSON.parse(text) as Pod),
+        credentials: kubeletCredentials,
+        dial,
+        storage: this.resourceMetrics,
+      });
+    }
     this.handler = new ResourceHandler({
       store: options.store,
       patchSchemaFor: options.patchSchemaFor,
@@ -368,7 +393,7 @@ export class ApiServer {
         dial,
         proxyClient: aggregation.proxyClient,
         requestHeader: aggregation.requestHeader,
-        table: () => this.customResources.table(),
+        table: () => this.servedTable(),
         onTableChange: (listener) => this.customResources.onChange(listener),
       });
     }
@@ -385,6 +410,11 @@ export class ApiServer {
         ),
       ...options.paths,
     };
+  }
+
+  /** What discovery, OpenAPI and the Local APIServices show: built-ins, CRD groups, metrics.k8s.io. */
+  servedTable(): ResourceTable {
+    return withResourceMetrics(this.customResources.table());
   }
 
   register(info: ResourceInfo, store: ResourceStore): void {
@@ -521,6 +551,7 @@ export class ApiServer {
     if (info.isResourceRequest) {
       this.authorize(user, info, query);
       if (await this.serveVirtual(ctx, info)) return;
+      if (await serveResourceMetrics(ctx, info, this.metricsApi)) return;
       const store = this.resourceStore(info.group, info.version, info.resource);
       if (!store) throw pathNotFound();
       await this.handler.handle(ctx, info, store);
@@ -535,14 +566,15 @@ export class ApiServer {
     }
     // Discovery and OpenAPI load on first use: they are large and /readyz does not need them.
     const { serveDiscovery } = await import('./handlers/discovery-handler.js');
-    const table = this.customResources.table();
+    const table = this.servedTable();
     const address = this.options.serverAddress?.() ?? '127.0.0.1:6443';
     const aggregator = this.aggregator;
     const merge = aggregator && {
       groupList: (list: APIGroupList) => aggregator.mergeGroupList(list, table),
       groupDiscovery: (document: APIGroupDiscoveryList) => aggregator.mergeAggregated(document, table),
     };
-    if (!serveDiscovery(ctx, address, table, this.customResources.schemas(), merge)) throw pathNotFound();
+    const schemas = withResourceMetricsSchemas(this.customResources.schemas());
+    if (!serveDiscovery(ctx, address, table, schemas, merge)) throw pathNotFound();
   }
 
   private fail(res: ApiResponse, error: unknown): void {
@@ -588,9 +620,11 @@ export class ApiServer {
     ]);
     // After the CRD controllers: the CRD groups' APIServices come from what they serve.
     await this.aggregator?.start();
+    this.metricsScraper?.start();
   }
 
   stop(): void {
+    this.metricsScraper?.stop();
     this.tunnels.closeAll();
     this.policy.stop();
     this.nodeGraph.stop();

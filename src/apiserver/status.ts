@@ -204,6 +204,21 @@ export function methodNotAllowedOnPath(): StatusError {
   );
 }
 
+/**
+ * go-restful's 405 for a method no route of the path takes, as the apiserver's service error
+ * handler wraps it (NewGenericServerResponse: the cause names the server's answer).
+ */
+export function methodNotAllowedByRoute(): StatusError {
+  return new StatusError(
+    405,
+    'MethodNotAllowed',
+    'the server does not allow this method on the requested resource',
+    {
+      causes: [{ reason: 'UnexpectedServerResponse', message: '405: Method Not Allowed' }],
+    },
+  );
+}
+
 export function notAcceptable(accepted: readonly string[]): StatusError {
   return new StatusError(
     406,

@@ -20,7 +20,7 @@ import {
   OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
 } from '../openapi/protobuf/negotiate.js';
 import type { SchemaSource } from '../openapi/schema-source.js';
-import { notAcceptable, StatusError } from '../status.js';
+import { methodNotAllowedByRoute, notAcceptable } from '../status.js';
 
 /** What the aggregator adds to /apis: the groups of service-backed APIServices. */
 export interface DiscoveryMerge {
@@ -138,12 +138,5 @@ function sendIfFound(ctx: RequestContext, body: unknown): boolean {
  */
 function requireGet(ctx: RequestContext): void {
   if (ctx.method === 'GET') return;
-  throw new StatusError(
-    405,
-    'MethodNotAllowed',
-    'the server does not allow this method on the requested resource',
-    {
-      causes: [{ reason: 'UnexpectedServerResponse', message: '405: Method Not Allowed' }],
-    },
-  );
+  throw methodNotAllowedByRoute();
 }

@@ -1,6 +1,7 @@
 // Resource metrics on real nodes (`tkube up --nodes 2`): the kubelet's /stats/summary, read with
 // real kubectl through nodes/proxy, reports the node's and a CPU-burning pod's real usage from
-// the node's cgroup and containerd's container stats.
+// the node's cgroup and containerd's container stats; the built-in metrics server scrapes it and
+// `kubectl top nodes` / `kubectl top pods --containers` print it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Summary } from '../../../src/agent/kubelet/stats/summary.js';
 import {
@@ -59,5 +60,54 @@ describe('the kubelet Summary API', () => {
     // The other node runs no such pod.
     const other = await summaryOf(cluster.nodes[1]!);
     expect(other.pods.some((p) => p.podRef.name === 'burn')).toBe(false);
+  });
+});
+
+/** A `kubectl top` table's rows (header first), read until `accept` takes them (two scrapes, 15 s apart). */
+async function topRows(args: string[], accept: (rows: string[][]) => boolean): Promise<string[][]> {
+  return waitFor(
+    async () => {
+      const result = await cluster.kubectl(['top', ...args]);
+      return result.exitCode === 0
+        ? result.stdout
+            .trim()
+            .split('\n')
+            .map((line) => line.trim().split(/\s+/))
+        : [];
+    },
+    accept,
+    75_000,
+  );
+}
+
+/** `250m` → 250; a whole-core figure (`2`) → 2000. */
+const millicores = (cpu: string | undefined): number =>
+  cpu?.endsWith('m') ? Number(cpu.slice(0, -1)) : Number(cpu ?? 0) * 1000;
+
+describe('kubectl top', () => {
+  it('prints both nodes with non-zero CPU and memory, the burning one busy', async () => {
+    const [burning, idle] = cluster.nodes as [string, string];
+    const rows = await topRows(
+      ['nodes'],
+      (r) => r.some((row) => row[0] === burning) && r.some((row) => row[0] === idle),
+    );
+    expect(rows[0]).toEqual(['NAME', 'CPU(cores)', 'CPU(%)', 'MEMORY(bytes)', 'MEMORY(%)']);
+    for (const name of [burning, idle]) {
+      const [, cpu, cpuPercent, memory] = rows.find((row) => row[0] === name)!;
+      expect(millicores(cpu)).toBeGreaterThan(0);
+      expect(cpuPercent).toMatch(/^\d+%$/);
+      expect(memory).toMatch(/^[1-9]\d*Mi$/);
+    }
+    // A busy loop keeps most of a core busy even on a loaded machine.
+    expect(millicores(rows.find((row) => row[0] === burning)![1])).toBeGreaterThanOrEqual(100);
+  });
+
+  it("prints the burning pod's container with non-zero CPU and memory", async () => {
+    const rows = await topRows(['pods', '--containers'], (r) => r.some((row) => row[0] === 'burn'));
+    expect(rows[0]).toEqual(['POD', 'NAME', 'CPU(cores)', 'MEMORY(bytes)']);
+    const [, container, cpu, memory] = rows.find((row) => row[0] === 'burn')!;
+    expect(container).toBe('spin');
+    expect(millicores(cpu)).toBeGreaterThanOrEqual(100);
+    expect(memory).toMatch(/^\d+Mi$/);
   });
 });

@@ -217,6 +217,10 @@ export function clusterRoles(): ClusterRole[] {
     ),
     clusterRole('system:aggregate-to-edit', editRules(), { labels: { [AGGREGATE_TO_EDIT]: 'true' } }),
     clusterRole('system:aggregate-to-view', viewRules(), { labels: { [AGGREGATE_TO_VIEW]: 'true' } }),
+    // metrics-server's manifest role, for the built-in metrics server: view, edit and admin read metrics.
+    clusterRole('system:aggregated-metrics-reader', [rule(READ, ['metrics.k8s.io'], ['pods', 'nodes'])], {
+      labels: { [AGGREGATE_TO_ADMIN]: 'true', [AGGREGATE_TO_EDIT]: 'true', [AGGREGATE_TO_VIEW]: 'true' },
+    }),
     clusterRole('system:heapster', [
       rule(READ, [CORE], 'events pods nodes namespaces'),
       rule(READ, [EXTENSIONS], ['deployments']),
