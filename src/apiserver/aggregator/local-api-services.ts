@@ -52,7 +52,9 @@ function sameSpec(a: APIService, b: APIService): boolean {
 /**
  * Creates the desired APIServices that are missing and corrects the ones automanaged here; a
  * CRD group's APIService (`automanaged: true`) no longer desired is deleted. Existing APIServices
- * nobody manages are left alone, as upstream leaves them.
+ * nobody manages are left alone, as upstream leaves them, and so is one pointed at a service: an
+ * aggregated server taking the group over, as installing metrics-server takes metrics.k8s.io from
+ * the built-in one (upstream's kube-apiserver never registers that group, so nothing fights it).
  */
 export async function reconcileLocalApiServices(
   apiServices: ResourceStore,
@@ -65,7 +67,7 @@ export async function reconcileLocalApiServices(
     try {
       if (!have) {
         await apiServices.create('', want as KubeObject);
-      } else if (have.metadata?.labels?.[AUTOMANAGED_LABEL] && !sameSpec(have, want)) {
+      } else if (have.metadata?.labels?.[AUTOMANAGED_LABEL] && !have.spec?.service && !sameSpec(have, want)) {
         await apiServices.guaranteedUpdate('', name, (current) => ({ ...current, spec: want.spec }));
       }
     } catch (error) {

@@ -172,6 +172,47 @@ describe('kubectl get of metrics objects', () => {
   });
 });
 
+describe('an installed metrics-server', () => {
+  it('takes metrics.k8s.io over with its APIService; the built-in server answers again once it is deleted', async () => {
+    // What metrics-server's manifest applies (its Service need not exist for the takeover).
+    await ok(['create', 'namespace', 'ms']);
+    const apiService = {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: 'v1beta1.metrics.k8s.io', labels: { 'k8s-app': 'metrics-server' } },
+      spec: {
+        group: 'metrics.k8s.io',
+        version: 'v1beta1',
+        service: { name: 'metrics-server', namespace: 'ms' },
+        insecureSkipTLSVerify: true,
+        groupPriorityMinimum: 100,
+        versionPriority: 100,
+      },
+    };
+    const applied = await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify(apiService) });
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    // Requests go to the (missing) service, and the built-in server does not take its APIService back.
+    await eventually(
+      async () => {
+        const result = await cluster.kubectl(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/nodes']);
+        return result.exitCode !== 0 && /ServiceUnavailable|service unavailable|503/i.test(result.stderr)
+          ? true
+          : undefined;
+      },
+      20_000,
+      500,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const kept = JSON.parse(await ok(['get', 'apiservice', 'v1beta1.metrics.k8s.io', '-o', 'json']));
+    expect(kept.spec.service).toEqual({ name: 'metrics-server', namespace: 'ms', port: 443 });
+    // As upstream's autoregister treats an `onstart` APIService, it is not made again until a restart.
+    await ok(['delete', 'apiservice', 'v1beta1.metrics.k8s.io']);
+    await okEventually(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/nodes'], (out) =>
+      out.includes('"kind":"NodeMetricsList"'),
+    );
+  }, 60_000);
+});
+
 describe('metrics.k8s.io errors and authorization', () => {
   it('answers an unknown node or pod with metrics-server NotFound texts', async () => {
     expect(await fails(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/nodes/nope'])).toContain(
