@@ -1,0 +1,86 @@
+// A private etcd server for tests and benchmarks (issue 30): Debian's `etcd` binary on free
+// client and peer ports with a temporary data directory, stopped and removed afterwards.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from './postgres-server.js';
+
+const ETCD_PATHS = ['/usr/local/bin/etcd', '/usr/bin/etcd'];
+
+function etcdBinary(): string | undefined {
+  return ETCD_PATHS.find((path) => existsSync(path));
+}
+
+/** Why etcd tests cannot run here, or undefined when they can. */
+export function etcdSkipReason(): string | undefined {
+  return etcdBinary() ? undefined : 'etcd server binary not found: apt-get install etcd-server';
+}
+
+export interface EtcdServer {
+  /** The client URL: http://127.0.0.1:PORT. */
+  readonly endpoint: string;
+  /** Stops the server (SIGTERM), keeping its data: the datastore going away. */
+  pause(): Promise<void>;
+  /** Starts it again on the same ports and data. */
+  resume(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startEtcd(): Promise<EtcdServer> {
+  const binary = etcdBinary();
+  if (!binary) throw new Error(etcdSkipReason());
+  const dir = mkdtempSync('/tmp/tkube-etcd-');
+  const clientPort = await freePort();
+  const peerPort = await freePort();
+  const endpoint = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  const args = [
+    '--name=tkube-test',
+    `--data-dir=${join(dir, 'data')}`,
+    `--listen-client-urls=${endpoint}`,
+    `--advertise-client-urls=${endpoint}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=tkube-test=${peer}`,
+    '--log-level=error',
+  ];
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    const started = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    started.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    child = started;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (started.exitCode !== null) throw new Error(`etcd exited (${started.exitCode}): ${stderr}`);
+      try {
+        const response = await fetch(`${endpoint}/health`);
+        if (response.ok) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) throw new Error(`etcd did not become healthy: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const halt = async (signal: NodeJS.Signals) => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill(signal);
+    await exited;
+  };
+  await start();
+  return {
+    endpoint,
+    pause: () => halt('SIGTERM'),
+    resume: start,
+    async stop() {
+      await halt('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
