@@ -17,6 +17,7 @@ import {
   InvalidContinueError,
   KeyExistsError,
   KeyNotFoundError,
+  driverMessage as messageOf,
   StoreClosedError,
   StoreError,
   StoreOpenError,
@@ -465,9 +466,4 @@ function storeError(error: unknown): unknown {
     return new DatastoreUnavailableError(message);
   }
   return error;
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return messageOf(error.errors[0]);
-  return error instanceof Error ? error.message || error.constructor.name : String(error);
 }

@@ -12,6 +12,7 @@ import {
   DatastoreUnavailableError,
   FutureRevisionError,
   InvalidContinueError,
+  driverMessage as messageOf,
   StoreClosedError,
   StoreError,
   StoreOpenError,
@@ -600,9 +601,4 @@ function unavailableOr(error: unknown): unknown {
   const sqlState = (error as { severity?: unknown }).severity !== undefined && typeof code === 'string';
   if (sqlState && !/^(08|53|57P)/.test(code)) return error;
   return new DatastoreUnavailableError(messageOf(error));
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return messageOf(error.errors[0]);
-  return error instanceof Error ? error.message || error.constructor.name : String(error);
 }
