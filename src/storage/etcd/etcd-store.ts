@@ -396,6 +396,8 @@ function clientOptions(options: EtcdStoreOptions, timeoutMs: number): IOptions {
       certChain: tls.certFile ? readFileSync(tls.certFile) : undefined,
       privateKey: tls.keyFile ? readFileSync(tls.keyFile) : undefined,
     },
+    // A list answers in one message however large (kube-apiserver lifts gRPC's 4 MiB limit too).
+    grpcOptions: { 'grpc.max_receive_message_length': -1 },
     // Unary calls get a deadline (an unreachable server fails them); the watch stream does not.
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + timeoutMs }),
   };
