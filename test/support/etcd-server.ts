@@ -2,6 +2,7 @@
 // client and peer ports with a temporary data directory, stopped and removed afterwards.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './postgres-server.js';
 
@@ -26,13 +27,21 @@ export interface EtcdServer {
   stop(): Promise<void>;
 }
 
-export async function startEtcd(): Promise<EtcdServer> {
+/** PEM files for a server that speaks TLS to clients and asks them for a certificate. */
+export interface EtcdServerTls {
+  readonly caFile: string;
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+export async function startEtcd(options: { tls?: EtcdServerTls } = {}): Promise<EtcdServer> {
   const binary = etcdBinary();
   if (!binary) throw new Error(etcdSkipReason());
   const dir = mkdtempSync('/tmp/tkube-etcd-');
   const clientPort = await freePort();
   const peerPort = await freePort();
-  const endpoint = `http://127.0.0.1:${clientPort}`;
+  const tls = options.tls;
+  const endpoint = `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
   const args = [
     '--name=tkube-test',
@@ -43,6 +52,14 @@ export async function startEtcd(): Promise<EtcdServer> {
     `--initial-advertise-peer-urls=${peer}`,
     `--initial-cluster=tkube-test=${peer}`,
     '--log-level=error',
+    ...(tls
+      ? [
+          `--cert-file=${tls.certFile}`,
+          `--key-file=${tls.keyFile}`,
+          `--trusted-ca-file=${tls.caFile}`,
+          '--client-cert-auth',
+        ]
+      : []),
   ];
   let child: ChildProcess | undefined;
   const start = async () => {
@@ -55,12 +72,7 @@ export async function startEtcd(): Promise<EtcdServer> {
     const deadline = Date.now() + 30_000;
     for (;;) {
       if (started.exitCode !== null) throw new Error(`etcd exited (${started.exitCode}): ${stderr}`);
-      try {
-        const response = await fetch(`${endpoint}/health`);
-        if (response.ok) return;
-      } catch {
-        // not listening yet
-      }
+      if (tls ? await accepts(clientPort) : await healthy(endpoint)) return;
       if (Date.now() > deadline) throw new Error(`etcd did not become healthy: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -83,4 +95,24 @@ export async function startEtcd(): Promise<EtcdServer> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function healthy(endpoint: string): Promise<boolean> {
+  try {
+    return (await fetch(`${endpoint}/health`)).ok;
+  } catch {
+    return false; // not listening yet
+  }
+}
+
+/** A TLS server with client-certificate auth answers /health only to a client certificate: a listening port must do. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
