@@ -14,6 +14,7 @@ import { findFreePort } from '../../src/cluster/ports.js';
 import { probeReadyz } from '../../src/cluster/readiness.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
 import { applyAgainstUpdate } from './api-apply.js';
+import { compareApiBackends } from './api-backends.js';
 import { overloadBench } from './api-overload.js';
 import { benchWebhooks } from './api-webhooks.js';
 import { BENCH_OBJECTS_PATH, benchObject, installBenchCrd } from './custom-resources.js';
@@ -428,3 +429,4 @@ try {
 
 // Its own cluster (fake nodes, controllers), after the control plane above has stopped.
 console.log(JSON.stringify({ overload: await overloadBench() }));
+console.log(JSON.stringify({ datastores: await compareApiBackends() }));

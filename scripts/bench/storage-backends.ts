@@ -1,12 +1,15 @@
-// The store on each backend side by side (issue 30): SQLite (the default) and PostgreSQL
-// (a private server with its default, durable settings), same workload, same run.
-// Called from scripts/bench/storage.ts; PostgreSQL is left out, with the reason, when its
-// server binaries are absent.
+// The store on each backend side by side (issue 30): SQLite (the default), PostgreSQL
+// (a private server with its default, durable settings) and etcd (a private server, Debian's
+// etcd with its defaults: fsync on), same workload, same run.
+// Called from scripts/bench/storage.ts; a server backend is left out, with the reason, when
+// its binaries are absent.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EtcdStore } from '../../src/storage/etcd/etcd-store.js';
 import { PostgresStore, SqliteStore, type Store } from '../../src/storage/index.js';
+import { type EtcdServer, etcdSkipReason, startEtcd } from '../../test/support/etcd-server.js';
 import { postgresSkipReason, startPostgres } from '../../test/support/postgres-server.js';
 
 const VALUE_1KB = JSON.stringify({ data: 'x'.repeat(1024 - 12) });
@@ -77,9 +80,25 @@ export async function compareStorageBackends(): Promise<Record<string, BackendFi
         server.stop();
       }
     }
+    const etcdSkip = etcdSkipReason();
+    if (etcdSkip) results.etcd = `skipped: ${etcdSkip}`;
+    else {
+      // etcd's revisions and keys are server-wide: each measurement gets a fresh server.
+      const servers: EtcdServer[] = [];
+      try {
+        results.etcd = await measure(async () => {
+          const server = await startEtcd();
+          servers.push(server);
+          return EtcdStore.open({ endpoints: [server.endpoint] });
+        });
+      } finally {
+        for (const server of servers) await server.stop();
+      }
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  const backends = ['sqlite', 'postgres', 'etcd'];
   const rows: [string, (f: BackendFigures) => string][] = [
     ['creates/s, sequential', (f) => f.createsSequential.toFixed(0)],
     ['creates/s, 64 in flight', (f) => f.creates64.toFixed(0)],
@@ -90,14 +109,17 @@ export async function compareStorageBackends(): Promise<Record<string, BackendFi
     const figures = results[name];
     return typeof figures === 'string' || figures === undefined ? '-' : format(figures);
   };
-  console.log('\nstore backends side by side (1 KiB values; PostgreSQL with its default durable settings)');
-  console.log(`${'figure'.padEnd(40)}${'sqlite'.padStart(12)}${'postgres'.padStart(12)}`);
+  console.log(
+    '\nstore backends side by side (1 KiB values; PostgreSQL and etcd with their default durable settings)',
+  );
+  console.log(`${'figure'.padEnd(40)}${backends.map((name) => name.padStart(12)).join('')}`);
   for (const [label, format] of rows) {
-    console.log(
-      `${label.padEnd(40)}${cell('sqlite', format).padStart(12)}${cell('postgres', format).padStart(12)}`,
-    );
+    console.log(`${label.padEnd(40)}${backends.map((name) => cell(name, format).padStart(12)).join('')}`);
   }
-  if (typeof results.postgres === 'string') console.log(`postgres ${results.postgres}`);
+  for (const name of backends) {
+    const figures = results[name];
+    if (typeof figures === 'string') console.log(`${name} ${figures}`);
+  }
   console.log('reference: kube-apiserver on etcd, ~700 creates/s through the API on this machine class');
   return results;
 }

@@ -28,8 +28,9 @@ async function bundlePair(source: string, cjs: string, runner: string, entry: st
     entryPoints: [`${root}dist/controlplane/${source}`],
     format: 'cjs',
     outfile: cjs,
-    // The native addon stays a package import.
-    external: ['better-sqlite3'],
+    // The native addon stays a package import; so does the etcd client (it reads its .proto files
+    // beside its own sources, and only a cluster on etcd loads it).
+    external: ['better-sqlite3', 'etcd3'],
     // The sources find files beside themselves through import.meta.url.
     define: { 'import.meta.url': '__tkubeModuleUrl' },
     banner: { js: "const __tkubeModuleUrl = require('node:url').pathToFileURL(__filename).href;" },

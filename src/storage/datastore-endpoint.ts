@@ -1,13 +1,19 @@
 /**
  * `--datastore-endpoint URL` (k3s's flag of the same name): which engine holds the cluster's
- * state. `sqlite://PATH` (the default, in the state directory) or `postgres://...`.
+ * state. `sqlite://PATH` (the default, in the state directory), `postgres://...`, or
+ * `etcd://HOST:PORT[,HOST:PORT...]` with TLS files as query parameters (`?cacert=&cert=&key=`,
+ * the files k3s takes as --datastore-cafile, --datastore-certfile and --datastore-keyfile).
  */
 import { StoreOpenError } from './errors.js';
+import type { EtcdTls } from './etcd/etcd-store.js';
 import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './types.js';
 
-export type DatastoreEndpoint = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type DatastoreEndpoint =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string }
+  | { kind: 'etcd'; endpoints: string[]; tls?: EtcdTls };
 
 /** A clear error within this time when the server does not answer (issue 30). */
 export const DATASTORE_CONNECT_TIMEOUT_MS = 8000;
@@ -29,12 +35,51 @@ export function parseDatastoreEndpoint(endpoint: string): DatastoreEndpoint {
     }
     return { kind: 'postgres', url: endpoint };
   }
-  if (scheme === 'etcd' || scheme === 'http' || scheme === 'https') {
-    throw new StoreOpenError('etcd datastores are not supported yet; use sqlite:// or postgres://');
-  }
+  if (scheme === 'etcd') return parseEtcdEndpoint(endpoint);
   throw new StoreOpenError(
-    `datastore endpoint ${scheme ? `scheme ${scheme}://` : 'without a scheme'} is not supported; use sqlite://PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE`,
+    `datastore endpoint ${scheme ? `scheme ${scheme}://` : 'without a scheme'} is not supported; use sqlite://PATH, postgres://USER:PASSWORD@HOST:PORT/DATABASE or etcd://HOST:PORT[,HOST:PORT...]`,
   );
+}
+
+const ETCD_PARAMETERS = new Set(['cacert', 'cert', 'key']);
+
+/** etcd://HOST:PORT[,HOST:PORT...][?cacert=FILE[&cert=FILE&key=FILE]]: TLS when a CA is given. */
+function parseEtcdEndpoint(endpoint: string): DatastoreEndpoint {
+  const rest = endpoint.slice('etcd://'.length);
+  const query = rest.indexOf('?');
+  const hosts = (query < 0 ? rest : rest.slice(0, query)).replace(/\/$/, '');
+  const parameters = new URLSearchParams(query < 0 ? '' : rest.slice(query + 1));
+  for (const name of parameters.keys()) {
+    if (!ETCD_PARAMETERS.has(name)) {
+      throw new StoreOpenError(
+        `datastore endpoint etcd://: unknown parameter ${name} (use cacert, cert, key)`,
+      );
+    }
+  }
+  const members = hosts.split(',');
+  for (const member of members) {
+    const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):(\d{1,5})$/i.exec(member);
+    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) {
+      throw new StoreOpenError(
+        `datastore endpoint etcd://: ${member ? `"${member}" is not HOST:PORT` : 'needs HOST:PORT'} (etcd://HOST:PORT[,HOST:PORT...])`,
+      );
+    }
+  }
+  const caFile = parameters.get('cacert') ?? undefined;
+  const certFile = parameters.get('cert') ?? undefined;
+  const keyFile = parameters.get('key') ?? undefined;
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new StoreOpenError('datastore endpoint etcd://: cert and key go together');
+  }
+  if (certFile !== undefined && caFile === undefined) {
+    throw new StoreOpenError('datastore endpoint etcd://: a client certificate needs cacert (TLS)');
+  }
+  const protocol = caFile === undefined ? 'http' : 'https';
+  return {
+    kind: 'etcd',
+    endpoints: members.map((member) => `${protocol}://${member}`),
+    ...(caFile !== undefined && { tls: { caFile, certFile, keyFile } }),
+  };
 }
 
 export interface OpenDatastoreOptions {
@@ -47,6 +92,23 @@ export async function openDatastore(
 ): Promise<Store> {
   if (endpoint.kind === 'sqlite') {
     return SqliteStore.open({ path: endpoint.path, historyRevisions: options.historyRevisions });
+  }
+  if (endpoint.kind === 'etcd') {
+    // Loaded on demand: the gRPC client costs start-up time and memory a SQLite cluster never uses.
+    let etcd: typeof import('./etcd/etcd-store.js');
+    try {
+      etcd = await import('./etcd/etcd-store.js');
+    } catch (error) {
+      throw new StoreOpenError(
+        `the etcd client cannot be loaded in this build: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    return etcd.EtcdStore.open({
+      endpoints: endpoint.endpoints,
+      tls: endpoint.tls,
+      historyRevisions: options.historyRevisions,
+      connectTimeoutMs: DATASTORE_CONNECT_TIMEOUT_MS,
+    });
   }
   return PostgresStore.open({
     url: endpoint.url,

@@ -77,3 +77,9 @@ export class DatastoreUnavailableError extends StoreError {
     super(`the datastore is unavailable: ${detail}`);
   }
 }
+
+/** A driver's error as one line (the first of an AggregateError, such as a refused connection per address). */
+export function driverMessage(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return driverMessage(error.errors[0]);
+  return error instanceof Error ? error.message || error.constructor.name : String(error);
+}

@@ -6,38 +6,33 @@
  * turn commit in one transaction (group commit), as in the SQLite store.
  */
 import pg from 'pg';
-import { decodeContinue, encodeContinue } from '../continue-token.js';
+import { listPage, listPosition, pageLimit } from '../continue-token.js';
 import {
   CompactedError,
-  ConflictError,
   DatastoreUnavailableError,
   FutureRevisionError,
   InvalidContinueError,
-  KeyExistsError,
-  KeyNotFoundError,
+  driverMessage as messageOf,
   StoreClosedError,
   StoreError,
   StoreOpenError,
 } from '../errors.js';
 import { prefixEnd } from '../keys.js';
-import { type KeyRange, StoreWatch, type WatchSource } from '../store-watch.js';
+import { eventKind, KIND_DELETE, logEntryToEvent } from '../kine/log-entry.js';
+import { LogStore } from '../kine/log-store.js';
+import { applyWriteOp, type Outcome, type PendingWrite, settle } from '../kine/write-op.js';
+import type { KeyRange } from '../store-watch.js';
 import type {
-  DeleteOptions,
-  DeleteResult,
   KeyValue,
   ListOptions,
   ListResult,
-  PutOptions,
   ReadOptions,
   Store,
   StoreStats,
-  UpdateOptions,
   UpdateResult,
-  Watch,
   WatchEvent,
-  WatchOptions,
 } from '../types.js';
-import { ensureSchema, KIND_CREATE, KIND_DELETE, KIND_UPDATE } from './schema.js';
+import { ensureSchema } from './schema.js';
 
 export interface PostgresStoreOptions {
   /** A libpq-style URL: postgres://user:password@host:port/database?sslmode=... */
@@ -69,19 +64,6 @@ const types = {
     oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
 };
 
-type WriteOp =
-  | { kind: 'create'; key: string; value: string; expiresAt: number | null }
-  | { kind: 'update'; key: string; value: string; expiresAt: number | null; expectedRevision?: number }
-  | { kind: 'delete'; key: string; expectedRevision?: number };
-
-interface PendingWrite {
-  op: WriteOp;
-  resolve: (result: KeyValue | UpdateResult | DeleteResult) => void;
-  reject: (error: unknown) => void;
-}
-
-type Outcome = { ok: true; result: KeyValue | UpdateResult | DeleteResult } | { ok: false; error: unknown };
-
 interface LiveRow {
   create_rev: number;
   mod_rev: number;
@@ -98,22 +80,13 @@ interface LogRow {
   prev_value: string | null;
 }
 
-export class PostgresStore implements Store, WatchSource {
-  private revision: number;
-  private compacted: number;
-  private pending: PendingWrite[] = [];
-  private writing = false;
-  private readonly watchers = new Set<StoreWatch>();
-  private readonly allWatches = new Set<StoreWatch>();
-  private closed = false;
+export class PostgresStore extends LogStore implements Store {
   private pumping: Promise<void> | undefined;
   private pumpAgain = false;
   private listener: pg.Client | undefined;
   private readonly timer: NodeJS.Timeout;
   private maintenanceRound: Promise<void> | undefined;
-  private readonly now: () => number;
   private readonly historyRevisions: number;
-  private readonly watchBufferLimit: number;
 
   /** Connects, creates or checks the schema, and starts listening for other writers' commits. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -155,11 +128,10 @@ export class PostgresStore implements Store, WatchSource {
     revision: number,
     compacted: number,
   ) {
+    super(options);
     this.revision = revision;
     this.compacted = compacted;
-    this.now = options.now ?? Date.now;
     this.historyRevisions = options.historyRevisions ?? 1000;
-    this.watchBufferLimit = options.watchBufferLimit ?? 10_000;
     this.timer = setInterval(() => {
       this.maintain().catch(() => {});
     }, options.maintenanceIntervalMs ?? 1000);
@@ -168,14 +140,6 @@ export class PostgresStore implements Store, WatchSource {
     setImmediate(() => {
       if (!this.closed) this.maintain().catch(() => {});
     });
-  }
-
-  currentRevision(): number {
-    return this.revision;
-  }
-
-  compactedRevision(): number {
-    return this.compacted;
   }
 
   // ---- reads ---------------------------------------------------------------------------
@@ -201,13 +165,9 @@ export class PostgresStore implements Store, WatchSource {
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.assertOpen();
-    let requested = options.revision;
-    let start = prefix;
-    if (options.continue !== undefined) {
-      const position = decodeContinue(options.continue);
-      requested = position.revision;
-      start = prefix + position.start;
-    }
+    const position = listPosition(prefix, options);
+    const requested = position.revision;
+    let start = position.start;
     // A continue token starts just after a key (that key + NUL); PostgreSQL text holds no NUL.
     let after = false;
     if (start.endsWith('\0')) {
@@ -217,7 +177,7 @@ export class PostgresStore implements Store, WatchSource {
     if (start.includes('\0')) throw new InvalidContinueError('continue key holds a NUL character');
     const from = after ? 'key >' : 'key >=';
     const end = prefixEnd(prefix);
-    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : undefined;
+    const limit = pageLimit(options.limit);
     const fetch = limit === undefined ? null : limit + 1;
     let revision: number;
     let items: KeyValue[];
@@ -245,12 +205,7 @@ export class PostgresStore implements Store, WatchSource {
       revision = await this.readRevision(requested);
       items = await this.readAt(start, end, revision, fetch, from);
     }
-    if (limit !== undefined && items.length > limit) {
-      items.length = limit;
-      const next = `${items[limit - 1]!.key}\0`;
-      return { items, revision, continue: encodeContinue({ revision, start: next.slice(prefix.length) }) };
-    }
-    return { items, revision };
+    return listPage(items, prefix, revision, limit);
   }
 
   async count(prefix: string): Promise<number> {
@@ -260,40 +215,6 @@ export class PostgresStore implements Store, WatchSource {
       [prefix, prefixEnd(prefix)],
     );
     return rows[0]!.n;
-  }
-
-  // ---- writes (group commit) -------------------------------------------------------------
-
-  create(key: string, value: string, options: PutOptions = {}): Promise<KeyValue> {
-    return this.enqueue({ kind: 'create', key, value, expiresAt: this.expiry(options) }) as Promise<KeyValue>;
-  }
-
-  update(key: string, value: string, options: UpdateOptions = {}): Promise<UpdateResult> {
-    return this.enqueue({
-      kind: 'update',
-      key,
-      value,
-      expiresAt: this.expiry(options),
-      expectedRevision: options.expectedRevision,
-    }) as Promise<UpdateResult>;
-  }
-
-  delete(key: string, options: DeleteOptions = {}): Promise<DeleteResult> {
-    return this.enqueue({
-      kind: 'delete',
-      key,
-      expectedRevision: options.expectedRevision,
-    }) as Promise<DeleteResult>;
-  }
-
-  // ---- watch ---------------------------------------------------------------------------
-
-  watch(key: string, options: WatchOptions): Watch {
-    this.assertOpen();
-    const range: KeyRange = options.prefix ? { start: key, end: prefixEnd(key) } : { start: key };
-    const watch = new StoreWatch(this, range, options.afterRevision, this.watchBufferLimit);
-    this.allWatches.add(watch);
-    return watch;
   }
 
   async readHistory(range: KeyRange, after: number, upTo: number, limit: number): Promise<WatchEvent[]> {
@@ -306,14 +227,6 @@ export class PostgresStore implements Store, WatchSource {
       end === undefined ? [after, upTo, range.start, limit] : [after, upTo, range.start, limit, end],
     );
     return rows.map(logRowToEvent);
-  }
-
-  subscribe(watch: StoreWatch): void {
-    this.watchers.add(watch);
-  }
-
-  unsubscribe(watch: StoreWatch): void {
-    this.watchers.delete(watch);
   }
 
   // ---- maintenance and lifecycle ---------------------------------------------------------
@@ -349,10 +262,7 @@ export class PostgresStore implements Store, WatchSource {
     clearInterval(this.timer);
     // Let queued writes commit before the connections go.
     while (this.pending.length > 0 || this.writing) await new Promise((resolve) => setImmediate(resolve));
-    this.closed = true;
-    for (const watch of this.allWatches) watch.storeClosed();
-    this.allWatches.clear();
-    this.watchers.clear();
+    this.closeWatches();
     await this.maintenanceRound?.catch(() => {});
     await this.pumping?.catch(() => {});
     const listener = this.listener;
@@ -373,16 +283,6 @@ export class PostgresStore implements Store, WatchSource {
     } catch (error) {
       throw unavailableOr(error);
     }
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new StoreClosedError();
-  }
-
-  private expiry(options: PutOptions): number | null {
-    return options.ttlSeconds !== undefined && options.ttlSeconds > 0
-      ? this.now() + options.ttlSeconds * 1000
-      : null;
   }
 
   /** Validates a requested read revision (not 0); one just committed elsewhere is waited for. */
@@ -427,16 +327,9 @@ export class PostgresStore implements Store, WatchSource {
     }));
   }
 
-  private enqueue(op: WriteOp): Promise<KeyValue | UpdateResult | DeleteResult> {
-    if (this.closed) return Promise.reject(new StoreClosedError());
-    return new Promise((resolve, reject) => {
-      this.pending.push({ op, resolve, reject });
-      if (!this.writing) {
-        this.writing = true;
-        setImmediate(() => {
-          this.writeLoop().catch(() => {});
-        });
-      }
+  protected startWriting(): void {
+    setImmediate(() => {
+      this.writeLoop().catch(() => {});
     });
   }
 
@@ -448,11 +341,7 @@ export class PostgresStore implements Store, WatchSource {
         try {
           const { outcomes, events, base } = await this.commit(batch);
           this.publish(base, events);
-          batch.forEach((write, i) => {
-            const outcome = outcomes[i]!;
-            if (outcome.ok) write.resolve(outcome.result);
-            else write.reject(outcome.error);
-          });
+          settle(batch, outcomes);
         } catch (error) {
           const failure =
             error instanceof StoreError ? error : new DatastoreUnavailableError(messageOf(error));
@@ -488,7 +377,8 @@ export class PostgresStore implements Store, WatchSource {
       const events: WatchEvent[] = [];
       let revision = base;
       for (const { op } of batch) {
-        const outcome = applyOp(op, state.get(op.key), () => ++revision, events);
+        const row = state.get(op.key);
+        const outcome = applyWriteOp(op, row && liveToKeyValue(op.key, row), () => ++revision, events);
         outcomes.push(outcome);
         if (!outcome.ok) continue;
         if (op.kind === 'delete') {
@@ -524,9 +414,7 @@ export class PostgresStore implements Store, WatchSource {
           [
             events.map((e) => e.revision),
             events.map((e) => e.key),
-            events.map((e) =>
-              e.type === 'create' ? KIND_CREATE : e.type === 'update' ? KIND_UPDATE : KIND_DELETE,
-            ),
+            events.map(eventKind),
             events.map((e) => e.value ?? null),
             events.map((e) => e.createRevision),
             events.map((e) => e.prevRevision ?? null),
@@ -561,7 +449,7 @@ export class PostgresStore implements Store, WatchSource {
     if (last <= this.revision) return;
     if (base === this.revision) {
       this.revision = last;
-      for (const watch of this.watchers) watch.deliver(events);
+      this.deliver(events);
     } else {
       this.pump().catch(() => {});
     }
@@ -588,7 +476,7 @@ export class PostgresStore implements Store, WatchSource {
           const events = rows.map(logRowToEvent).filter((event) => event.revision > this.revision);
           if (events.length > 0) {
             this.revision = events[events.length - 1]!.revision;
-            for (const watch of this.watchers) watch.deliver(events);
+            this.deliver(events);
           }
           if (rows.length < MAX_BATCH) break;
         }
@@ -677,59 +565,20 @@ export class PostgresStore implements Store, WatchSource {
   }
 }
 
-function applyOp(
-  op: WriteOp,
-  current: LiveRow | undefined,
-  nextRevision: () => number,
-  events: WatchEvent[],
-): Outcome {
-  if (op.kind === 'create') {
-    if (current) return { ok: false, error: new KeyExistsError(op.key) };
-    const revision = nextRevision();
-    events.push({ type: 'create', key: op.key, revision, value: op.value, createRevision: revision });
-    return {
-      ok: true,
-      result: { key: op.key, value: op.value, createRevision: revision, modRevision: revision },
-    };
-  }
-  if (!current) return { ok: false, error: new KeyNotFoundError(op.key) };
-  if (op.expectedRevision !== undefined && op.expectedRevision !== current.mod_rev) {
-    return { ok: false, error: new ConflictError(op.key, op.expectedRevision, current.mod_rev) };
-  }
-  const previous = liveToKeyValue(op.key, current);
-  const revision = nextRevision();
-  const prev = { prevValue: previous.value, prevRevision: previous.modRevision };
-  if (op.kind === 'update') {
-    events.push({
-      type: 'update',
-      key: op.key,
-      revision,
-      value: op.value,
-      createRevision: current.create_rev,
-      ...prev,
-    });
-    const updated = {
-      key: op.key,
-      value: op.value,
-      createRevision: current.create_rev,
-      modRevision: revision,
-    };
-    return { ok: true, result: { current: updated, previous } };
-  }
-  events.push({ type: 'delete', key: op.key, revision, createRevision: current.create_rev, ...prev });
-  return { ok: true, result: { revision, previous } };
-}
-
 function liveToKeyValue(key: string, row: LiveRow): KeyValue {
   return { key, value: row.value, createRevision: row.create_rev, modRevision: row.mod_rev };
 }
 
 function logRowToEvent(row: LogRow): WatchEvent {
-  const { rev: revision, key, kind, value, create_rev: createRevision } = row;
-  if (kind === KIND_CREATE) return { type: 'create', key, revision, value: value!, createRevision };
-  const prev = { prevValue: row.prev_value ?? undefined, prevRevision: row.prev_rev ?? undefined };
-  if (kind === KIND_UPDATE) return { type: 'update', key, revision, value: value!, createRevision, ...prev };
-  return { type: 'delete', key, revision, createRevision, ...prev };
+  return logEntryToEvent({
+    revision: row.rev,
+    key: row.key,
+    kind: row.kind,
+    value: row.value,
+    createRevision: row.create_rev,
+    prevRevision: row.prev_rev,
+    prevValue: row.prev_value,
+  });
 }
 
 /** The URL without its password, for messages. */
@@ -752,9 +601,4 @@ function unavailableOr(error: unknown): unknown {
   const sqlState = (error as { severity?: unknown }).severity !== undefined && typeof code === 'string';
   if (sqlState && !/^(08|53|57P)/.test(code)) return error;
   return new DatastoreUnavailableError(messageOf(error));
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return messageOf(error.errors[0]);
-  return error instanceof Error ? error.message || error.constructor.name : String(error);
 }

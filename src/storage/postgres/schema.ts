@@ -8,10 +8,6 @@ import { StoreOpenError } from '../errors.js';
 
 export const SCHEMA_VERSION = 1;
 
-export const KIND_CREATE = 0;
-export const KIND_UPDATE = 1;
-export const KIND_DELETE = 2;
-
 /**
  * `revision` is a counter row rather than a sequence: a writer locks it for its transaction,
  * so revisions are gap-free and commit in revision order, which watchers rely on (a sequence

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
-import { KIND_DELETE } from './schema.js';
+import { KIND_DELETE } from '../kine/log-entry.js';
 import type { Statements } from './statements.js';
 
 export interface MaintenanceOptions {

@@ -6,11 +6,6 @@ import { StoreOpenError } from '../errors.js';
 export const APPLICATION_ID = 0x746b7562;
 export const SCHEMA_VERSION = 1;
 
-/** Log row kinds. */
-export const KIND_CREATE = 0;
-export const KIND_UPDATE = 1;
-export const KIND_DELETE = 2;
-
 /**
  * Two tables keep current state apart from history, so that reading the present never
  * pays for the past:

@@ -1,34 +1,23 @@
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { decodeContinue, encodeContinue } from '../continue-token.js';
-import {
-  CompactedError,
-  ConflictError,
-  FutureRevisionError,
-  KeyExistsError,
-  KeyNotFoundError,
-  StoreClosedError,
-} from '../errors.js';
+import { listPage, listPosition, pageLimit } from '../continue-token.js';
+import { CompactedError, FutureRevisionError } from '../errors.js';
 import { prefixEnd } from '../keys.js';
-import { type KeyRange, StoreWatch, type WatchSource } from '../store-watch.js';
+import { KIND_CREATE, KIND_DELETE, KIND_UPDATE, logEntryToEvent } from '../kine/log-entry.js';
+import { LogStore } from '../kine/log-store.js';
+import { applyWriteOp, type Outcome, type PendingWrite, settle, type WriteOp } from '../kine/write-op.js';
+import type { KeyRange } from '../store-watch.js';
 import type {
-  DeleteOptions,
-  DeleteResult,
   KeyValue,
   ListOptions,
   ListResult,
-  PutOptions,
   ReadOptions,
   Store,
   StoreStats,
-  UpdateOptions,
-  UpdateResult,
-  Watch,
   WatchEvent,
-  WatchOptions,
 } from '../types.js';
 import { Maintenance } from './maintenance.js';
-import { KIND_CREATE, KIND_DELETE, KIND_UPDATE, openDatabase, type SyncMode } from './schema.js';
+import { openDatabase, type SyncMode } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
 
 export interface SqliteStoreOptions {
@@ -46,35 +35,13 @@ export interface SqliteStoreOptions {
   readonly now?: () => number;
 }
 
-type WriteOp =
-  | { kind: 'create'; key: string; value: string; expiresAt: number | null }
-  | { kind: 'update'; key: string; value: string; expiresAt: number | null; expectedRevision?: number }
-  | { kind: 'delete'; key: string; expectedRevision?: number };
-
-interface PendingWrite {
-  op: WriteOp;
-  resolve: (result: KeyValue | UpdateResult | DeleteResult) => void;
-  reject: (error: unknown) => void;
-}
-
-type Outcome = { ok: true; result: KeyValue | UpdateResult | DeleteResult } | { ok: false; error: unknown };
-
 /** Writes queued in one event-loop turn commit together, up to this many per transaction. */
 const MAX_BATCH = 1000;
 
 /** The SQLite implementation of {@link Store}. */
-export class SqliteStore implements Store, WatchSource {
+export class SqliteStore extends LogStore implements Store {
   private readonly statements: Statements;
-  private revision: number;
-  private compacted: number;
-  private pending: PendingWrite[] = [];
-  private flushScheduled = false;
-  private readonly watchers = new Set<StoreWatch>();
-  private readonly allWatches = new Set<StoreWatch>();
   private readonly maintenance: Maintenance;
-  private readonly now: () => number;
-  private readonly watchBufferLimit: number;
-  private closed = false;
   /** One transaction applying a batch of writes, made once: better-sqlite3 builds a wrapper per call to transaction(). */
   private readonly applyBatch: (batch: PendingWrite[], outcomes: Outcome[], events: WatchEvent[]) => void;
 
@@ -86,6 +53,7 @@ export class SqliteStore implements Store, WatchSource {
     private readonly db: Database.Database,
     private readonly options: SqliteStoreOptions,
   ) {
+    super(options);
     this.statements = prepareStatements(db);
     this.applyBatch = db.transaction((batch: PendingWrite[], outcomes: Outcome[], events: WatchEvent[]) => {
       for (const { op } of batch) outcomes.push(this.apply(op, events));
@@ -93,8 +61,6 @@ export class SqliteStore implements Store, WatchSource {
     this.compacted = this.statements.getMeta.pluck().get('compacted_rev') as number;
     const maxRev = (this.statements.maxRevision.pluck().get() as number | null) ?? 0;
     this.revision = Math.max(maxRev, this.compacted);
-    this.now = options.now ?? Date.now;
-    this.watchBufferLimit = options.watchBufferLimit ?? 10_000;
     this.maintenance = new Maintenance(db, this.statements, {
       historyRevisions: options.historyRevisions ?? 1000,
       intervalMs: options.maintenanceIntervalMs ?? 1000,
@@ -106,14 +72,6 @@ export class SqliteStore implements Store, WatchSource {
       },
       expire: (key, modRevision) => this.delete(key, { expectedRevision: modRevision }),
     });
-  }
-
-  currentRevision(): number {
-    return this.revision;
-  }
-
-  compactedRevision(): number {
-    return this.compacted;
   }
 
   // ---- reads ---------------------------------------------------------------------------
@@ -130,67 +88,21 @@ export class SqliteStore implements Store, WatchSource {
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.assertOpen();
-    let revision: number;
-    let start = prefix;
-    if (options.continue !== undefined) {
-      const position = decodeContinue(options.continue);
-      revision = this.readRevision(position.revision);
-      start = prefix + position.start;
-    } else {
-      revision = this.readRevision(options.revision);
-    }
+    const position = listPosition(prefix, options);
+    const revision = this.readRevision(position.revision);
     const end = prefixEnd(prefix);
-    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : undefined;
+    const limit = pageLimit(options.limit);
     const fetch = limit === undefined ? -1 : limit + 1;
     const items =
       revision === this.revision
-        ? (this.statements.listCurrent.raw().all(start, end, fetch) as ListRow[]).map(rowToKeyValue)
-        : this.listAt(start, end, revision, fetch);
-    if (limit !== undefined && items.length > limit) {
-      items.length = limit;
-      const next = `${items[limit - 1]!.key}\0`;
-      return { items, revision, continue: encodeContinue({ revision, start: next.slice(prefix.length) }) };
-    }
-    return { items, revision };
+        ? (this.statements.listCurrent.raw().all(position.start, end, fetch) as ListRow[]).map(rowToKeyValue)
+        : this.listAt(position.start, end, revision, fetch);
+    return listPage(items, prefix, revision, limit);
   }
 
   async count(prefix: string): Promise<number> {
     this.assertOpen();
     return this.statements.countRange.pluck().get(prefix, prefixEnd(prefix)) as number;
-  }
-
-  // ---- writes (group commit) -------------------------------------------------------------
-
-  create(key: string, value: string, options: PutOptions = {}): Promise<KeyValue> {
-    return this.enqueue({ kind: 'create', key, value, expiresAt: this.expiry(options) }) as Promise<KeyValue>;
-  }
-
-  update(key: string, value: string, options: UpdateOptions = {}): Promise<UpdateResult> {
-    return this.enqueue({
-      kind: 'update',
-      key,
-      value,
-      expiresAt: this.expiry(options),
-      expectedRevision: options.expectedRevision,
-    }) as Promise<UpdateResult>;
-  }
-
-  delete(key: string, options: DeleteOptions = {}): Promise<DeleteResult> {
-    return this.enqueue({
-      kind: 'delete',
-      key,
-      expectedRevision: options.expectedRevision,
-    }) as Promise<DeleteResult>;
-  }
-
-  // ---- watch ---------------------------------------------------------------------------
-
-  watch(key: string, options: WatchOptions): Watch {
-    this.assertOpen();
-    const range: KeyRange = options.prefix ? { start: key, end: prefixEnd(key) } : { start: key };
-    const watch = new StoreWatch(this, range, options.afterRevision, this.watchBufferLimit);
-    this.allWatches.add(watch);
-    return watch;
   }
 
   readHistory(range: KeyRange, after: number, upTo: number, limit: number): WatchEvent[] {
@@ -200,14 +112,6 @@ export class SqliteStore implements Store, WatchSource {
         : this.statements.historyForRange.raw().all(after, upTo, range.start, range.end, limit)
     ) as HistoryRow[];
     return rows.map(historyRowToEvent);
-  }
-
-  subscribe(watch: StoreWatch): void {
-    this.watchers.add(watch);
-  }
-
-  unsubscribe(watch: StoreWatch): void {
-    this.watchers.delete(watch);
   }
 
   // ---- maintenance and lifecycle ---------------------------------------------------------
@@ -238,26 +142,13 @@ export class SqliteStore implements Store, WatchSource {
     if (this.closed) return;
     this.maintenance.stop();
     while (this.pending.length > 0) this.flush();
-    this.closed = true;
-    for (const watch of this.allWatches) watch.storeClosed();
-    this.allWatches.clear();
-    this.watchers.clear();
+    this.closeWatches();
     await this.maintenance.idle();
     this.db.pragma('wal_checkpoint(TRUNCATE)');
     this.db.close();
   }
 
   // ---- internals -------------------------------------------------------------------------
-
-  private assertOpen(): void {
-    if (this.closed) throw new StoreClosedError();
-  }
-
-  private expiry(options: PutOptions): number | null {
-    return options.ttlSeconds !== undefined && options.ttlSeconds > 0
-      ? this.now() + options.ttlSeconds * 1000
-      : null;
-  }
 
   /** Validates a requested read revision; undefined or 0 mean the current one. */
   private readRevision(requested: number | undefined): number {
@@ -302,17 +193,10 @@ export class SqliteStore implements Store, WatchSource {
     return merged;
   }
 
-  private enqueue(op: WriteOp): Promise<KeyValue | UpdateResult | DeleteResult> {
-    if (this.closed) return Promise.reject(new StoreClosedError());
-    return new Promise((resolve, reject) => {
-      this.pending.push({ op, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => {
-          this.flushScheduled = false;
-          this.flushAll();
-        });
-      }
+  protected startWriting(): void {
+    setImmediate(() => {
+      this.writing = false;
+      this.flushAll();
     });
   }
 
@@ -333,68 +217,27 @@ export class SqliteStore implements Store, WatchSource {
       for (const write of batch) write.reject(error);
       return;
     }
-    if (events.length > 0) {
-      for (const watch of this.watchers) watch.deliver(events);
-    }
-    batch.forEach((write, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) write.resolve(outcome.result);
-      else write.reject(outcome.error);
-    });
+    if (events.length > 0) this.deliver(events);
+    settle(batch, outcomes);
   }
 
   /** Applies one write inside the batch transaction. A failed precondition writes nothing. */
   private apply(op: WriteOp, events: WatchEvent[]): Outcome {
     const s = this.statements;
-    const current = s.getCurrent.get(op.key) as CurrentRow | undefined;
-    if (op.kind === 'create') {
-      if (current) return { ok: false, error: new KeyExistsError(op.key) };
-      const revision = ++this.revision;
-      s.insertLog.run(revision, op.key, KIND_CREATE, op.value, revision, null);
-      s.upsertKv.run(op.key, revision, revision, op.expiresAt);
-      events.push({ type: 'create', key: op.key, revision, value: op.value, createRevision: revision });
-      return {
-        ok: true,
-        result: { key: op.key, value: op.value, createRevision: revision, modRevision: revision },
-      };
+    const row = s.getCurrent.get(op.key) as CurrentRow | undefined;
+    const outcome = applyWriteOp(op, row && toKeyValue(op.key, row), () => ++this.revision, events);
+    if (!outcome.ok) return outcome;
+    const event = events[events.length - 1]!;
+    const { revision, createRevision } = event;
+    if (event.type === 'delete') {
+      s.insertLog.run(revision, op.key, KIND_DELETE, null, createRevision, event.prevRevision);
+      s.deleteKv.run(op.key);
+    } else {
+      const kind = event.type === 'create' ? KIND_CREATE : KIND_UPDATE;
+      s.insertLog.run(revision, op.key, kind, event.value, createRevision, event.prevRevision ?? null);
+      s.upsertKv.run(op.key, createRevision, revision, op.kind === 'delete' ? null : op.expiresAt);
     }
-    if (!current) return { ok: false, error: new KeyNotFoundError(op.key) };
-    if (op.expectedRevision !== undefined && op.expectedRevision !== current.mod_rev) {
-      return { ok: false, error: new ConflictError(op.key, op.expectedRevision, current.mod_rev) };
-    }
-    const previous = toKeyValue(op.key, current);
-    const revision = ++this.revision;
-    if (op.kind === 'update') {
-      s.insertLog.run(revision, op.key, KIND_UPDATE, op.value, current.create_rev, current.mod_rev);
-      s.upsertKv.run(op.key, current.create_rev, revision, op.expiresAt);
-      events.push({
-        type: 'update',
-        key: op.key,
-        revision,
-        value: op.value,
-        createRevision: current.create_rev,
-        prevValue: previous.value,
-        prevRevision: previous.modRevision,
-      });
-      const updated = {
-        key: op.key,
-        value: op.value,
-        createRevision: current.create_rev,
-        modRevision: revision,
-      };
-      return { ok: true, result: { current: updated, previous } };
-    }
-    s.insertLog.run(revision, op.key, KIND_DELETE, null, current.create_rev, current.mod_rev);
-    s.deleteKv.run(op.key);
-    events.push({
-      type: 'delete',
-      key: op.key,
-      revision,
-      createRevision: current.create_rev,
-      prevValue: previous.value,
-      prevRevision: previous.modRevision,
-    });
-    return { ok: true, result: { revision, previous } };
+    return outcome;
   }
 }
 
@@ -420,8 +263,5 @@ function rowToKeyValue(row: ListRow): KeyValue {
 
 function historyRowToEvent(row: HistoryRow): WatchEvent {
   const [revision, key, kind, value, createRevision, prevRevision, prevValue] = row;
-  if (kind === KIND_CREATE) return { type: 'create', key, revision, value: value!, createRevision };
-  const prev = { prevValue: prevValue ?? undefined, prevRevision: prevRevision ?? undefined };
-  if (kind === KIND_UPDATE) return { type: 'update', key, revision, value: value!, createRevision, ...prev };
-  return { type: 'delete', key, revision, createRevision, ...prev };
+  return logEntryToEvent({ revision, key, kind, value, createRevision, prevRevision, prevValue });
 }

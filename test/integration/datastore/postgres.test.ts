@@ -77,13 +77,13 @@ describe.skipIf(skipReason !== undefined)(
 
     it('refuses an engine it does not have before creating anything', async () => {
       const up = await tkube(
-        ['up', 'ds-etcd', '--nodes', '0', '--datastore-endpoint', 'etcd://127.0.0.1:2379'],
+        ['up', 'ds-mysql', '--nodes', '0', '--datastore-endpoint', 'mysql://root@127.0.0.1:3306/k'],
         env,
       );
       expect(up.exitCode).not.toBe(0);
-      expect(up.stderr).toContain('etcd datastores are not supported yet');
+      expect(up.stderr).toContain('scheme mysql:// is not supported');
       const list = await tkube(['list'], env);
-      expect(list.stdout).not.toContain('ds-etcd');
+      expect(list.stdout).not.toContain('ds-mysql');
     }, 60_000);
 
     it('refuses a database written by a newer tkube and leaves it untouched', async () => {

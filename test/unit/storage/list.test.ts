@@ -6,7 +6,7 @@ import {
   type KeyValue,
   type Store,
 } from '../../../src/storage/index.js';
-import { describeEachStore } from './support.js';
+import { describeEachStore, kb } from './support.js';
 
 async function listAll(
   store: Store,
@@ -28,6 +28,14 @@ async function listAll(
 }
 
 describeEachStore('store list', (backend) => {
+  it('lists more than 4 MiB in one answer (a gRPC message limit must not cut it)', async () => {
+    const { store } = await backend.open();
+    const big = kb(900);
+    for (let i = 0; i < 6; i++) await store.create(`/r/big/${i}`, big);
+    const listed = await store.list('/r/big/');
+    expect(listed.items.map((item) => item.value.length)).toEqual(Array(6).fill(big.length));
+  });
+
   it('lists a prefix in key order and nothing outside it', async () => {
     const { store } = await backend.open();
     for (const key of ['/r/pods/b', '/r/pods/a', '/r/pods0', '/r/podsx/a', '/r/pod/a', '/r/pods/c']) {

@@ -2,6 +2,7 @@
 // for a test and can open a second store on the same data (a restart).
 import { join } from 'node:path';
 import { afterAll, describe, onTestFinished } from 'vitest';
+import { EtcdStore } from '../../../src/storage/etcd/etcd-store.js';
 import {
   PostgresStore,
   SqliteStore,
@@ -9,6 +10,7 @@ import {
   type Watch,
   type WatchEvent,
 } from '../../../src/storage/index.js';
+import { type EtcdServer, etcdSkipReason, startEtcd } from '../../support/etcd-server.js';
 import { type PostgresServer, postgresSkipReason, startPostgres } from '../../support/postgres-server.js';
 import { tempDir } from '../../support/temp.js';
 
@@ -32,6 +34,8 @@ export interface StoreBackend {
   open(options?: StoreTestOptions): Promise<OpenedStore>;
   /** Per-test time limit: a server backend pays a round trip per write on a loaded machine. */
   readonly testTimeoutMs?: number;
+  /** False when TTLs run on the server's own clock, so a test's `now` cannot move them. */
+  readonly clockDrivenTtl?: boolean;
   /** Releases what the backend started for this test file (a server). */
   shutdown?(): Promise<void>;
 }
@@ -85,7 +89,30 @@ export const postgresBackend: StoreBackend = {
   },
 };
 
-export const storeBackends: StoreBackend[] = [sqliteBackend, postgresBackend];
+/** A fresh etcd server per test (etcd's revisions are server-wide); compaction on maintain(). */
+export const etcdBackend: StoreBackend = {
+  name: 'etcd',
+  testTimeoutMs: 120_000,
+  skipReason: etcdSkipReason(),
+  clockDrivenTtl: false,
+  async open(options = {}) {
+    const server: EtcdServer = await startEtcd();
+    onTestFinished(() => server.stop());
+    const openAt = async (o: StoreTestOptions) => {
+      const store = await EtcdStore.open({
+        maintenanceIntervalMs: QUIET_MAINTENANCE_MS,
+        historyRevisions: o.historyRevisions,
+        watchBufferLimit: o.watchBufferLimit,
+        endpoints: [server.endpoint],
+      });
+      onTestFinished(() => store.close());
+      return store;
+    };
+    return { store: await openAt(options), reopen: (o = options) => openAt(o) };
+  },
+};
+
+export const storeBackends: StoreBackend[] = [sqliteBackend, postgresBackend, etcdBackend];
 
 /** Declares `title` once per backend; a backend this machine cannot run is skipped with its reason. */
 export function describeEachStore(title: string, body: (backend: StoreBackend) => void): void {

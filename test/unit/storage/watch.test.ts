@@ -125,7 +125,10 @@ describeEachStore('store watch', (backend) => {
       for await (const batch of watch) consumed.push(...batch);
     })();
     await store.create('/r/a', '1');
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // A server store delivers over its connection: wait for the event (bounded), then close.
+    for (let waited = 0; consumed.length === 0 && waited < 5000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     watch.close();
     await loop;
     expect(consumed.map((e) => e.key)).toEqual(['/r/a']);
