@@ -1,4 +1,4 @@
-// `tkube up --control-planes 3` on PostgreSQL (issue 30 item 2): three control-plane processes
+// `tkube up --control-planes 3` on etcd and on PostgreSQL (issue 30 item 2): three control-plane processes
 // behind one balanced endpoint, on fake nodes. A write through one apiserver reaches a watch
 // on another; killing the controller manager's leader with SIGKILL during a 100-replica rollout
 // loses no acknowledged write, a new leader takes the Lease within 20 s, the rollout finishes,
@@ -11,15 +11,39 @@ import type { ControlPlaneMember } from '../../../src/controlplane/replicas.js';
 import { tkube } from '../../support/cli.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 import { eventually } from '../../support/control-plane.js';
-import { type PostgresServer, postgresSkipReason, startPostgres } from '../../support/postgres-server.js';
+import { etcdSkipReason, startEtcd } from '../../support/etcd-server.js';
+import { postgresSkipReason, startPostgres } from '../../support/postgres-server.js';
 
-const skipReason = postgresSkipReason();
-const NAME = 'ha-cp';
+/** A shared datastore the test starts, as `--datastore-endpoint` names it. */
+interface Datastore {
+  readonly endpoint: string;
+  stop(): Promise<void> | void;
+}
 
-describe.skipIf(skipReason !== undefined)(
-  `tkube up --control-planes 3${skipReason ? ` (skipped: ${skipReason})` : ''}`,
-  () => {
-    let server: PostgresServer;
+const BACKENDS = [
+  {
+    backend: 'etcd',
+    name: 'ha-etcd',
+    skipReason: etcdSkipReason(),
+    start: async (): Promise<Datastore> => {
+      const server = await startEtcd();
+      return { endpoint: server.endpoint.replace(/^http:/, 'etcd:'), stop: () => server.stop() };
+    },
+  },
+  {
+    backend: 'PostgreSQL',
+    name: 'ha-pg',
+    skipReason: postgresSkipReason(),
+    start: async (): Promise<Datastore> => {
+      const server = await startPostgres();
+      return { endpoint: await server.createDatabase('ha_state'), stop: () => server.stop() };
+    },
+  },
+];
+
+describe.each(BACKENDS)('tkube up --control-planes 3 on $backend', ({ name: NAME, skipReason, start }) => {
+  describe.skipIf(skipReason !== undefined)(skipReason ? `(skipped: ${skipReason})` : 'cluster', () => {
+    let server: Datastore;
     let cluster: TestCluster;
 
     const members = (): ControlPlaneMember[] =>
@@ -38,17 +62,16 @@ describe.skipIf(skipReason !== undefined)(
       ).stdout;
 
     beforeAll(async () => {
-      server = await startPostgres();
-      const url = await server.createDatabase('ha_state');
+      server = await start();
       cluster = await startTestCluster(NAME, {
         fakeNodes: 3,
-        upArgs: ['--datastore-endpoint', url, '--control-planes', '3'],
+        upArgs: ['--datastore-endpoint', server.endpoint, '--control-planes', '3'],
       });
     }, 180_000);
 
     afterAll(async () => {
       await cluster?.down();
-      server?.stop();
+      await server?.stop();
     });
 
     it('refuses several control planes on SQLite, with a hint', async () => {
@@ -236,5 +259,5 @@ describe.skipIf(skipReason !== undefined)(
         'deployment.apps/web',
       );
     }, 150_000);
-  },
-);
+  });
+});
