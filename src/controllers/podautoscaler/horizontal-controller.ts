@@ -190,13 +190,7 @@ export class HorizontalController {
       const computed = await this.computeReplicasForMetrics(hpa, target, now);
       metricStatuses = computed.statuses;
       if (computed.replicas === -1) {
-        this.setStatus(
-          hpa,
-          currentReplicas,
-          hpa.status?.desiredReplicas ?? 0,
-          hpa.status?.currentMetrics,
-          false,
-        );
+        this.setCurrentReplicasInStatus(hpa, currentReplicas);
         await this.updateStatusIfNeeded(originalStatus, hpa);
         this.recorder.event(hpa, 'Warning', 'FailedComputeMetricsReplicas', computed.error ?? '');
         return;
@@ -243,13 +237,7 @@ export class HorizontalController {
           'FailedUpdateScale',
           `the HPA controller was unable to update the target scale: ${text}`,
         );
-        this.setStatus(
-          hpa,
-          currentReplicas,
-          hpa.status?.desiredReplicas ?? 0,
-          hpa.status?.currentMetrics,
-          false,
-        );
+        this.setCurrentReplicasInStatus(hpa, currentReplicas);
         await this.updateStatusIfNeeded(originalStatus, hpa);
         return;
       }
@@ -452,18 +440,12 @@ export class HorizontalController {
     selector: string,
     isContainer: boolean,
   ): Promise<{ replicas: number; name: string; current: MetricValueStatus }> {
+    const query = { resource, namespace, selector, container };
     if (target.averageValue !== undefined) {
       const targetUsage = Number(Quantity.fromJson(target.averageValue).milliValue());
       let result: Awaited<ReturnType<ReplicaCalculator['getRawResourceReplicas']>>;
       try {
-        result = await this.calculator.getRawResourceReplicas(
-          specReplicas,
-          targetUsage,
-          resource,
-          namespace,
-          selector,
-          container,
-        );
+        result = await this.calculator.getRawResourceReplicas(specReplicas, targetUsage, query);
       } catch (error) {
         throw new Error(`failed to get ${resource} usage: ${messageOf(error)}`);
       }
@@ -480,14 +462,7 @@ export class HorizontalController {
     }
     let result: Awaited<ReturnType<ReplicaCalculator['getResourceReplicas']>>;
     try {
-      result = await this.calculator.getResourceReplicas(
-        specReplicas,
-        target.averageUtilization,
-        resource,
-        namespace,
-        selector,
-        container,
-      );
+      result = await this.calculator.getResourceReplicas(specReplicas, target.averageUtilization, query);
     } catch (error) {
       throw new Error(`failed to get ${resource} utilization: ${messageOf(error)}`);
     }
@@ -498,6 +473,11 @@ export class HorizontalController {
         : `${resource} resource utilization (percentage of request)`,
       current: { averageUtilization: result.utilization, averageValue: milliQuantity(result.rawUtilization) },
     };
+  }
+
+  /** setCurrentReplicasInStatus: the rest of the status as it was. */
+  private setCurrentReplicasInStatus(hpa: HorizontalPodAutoscaler, currentReplicas: number): void {
+    this.setStatus(hpa, currentReplicas, hpa.status?.desiredReplicas ?? 0, hpa.status?.currentMetrics, false);
   }
 
   /** setStatus: a fresh status keeping lastScaleTime (now when rescaled) and the conditions. */

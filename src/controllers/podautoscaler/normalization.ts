@@ -232,7 +232,7 @@ export class ScalingHistory {
     if (desired > currentReplicas) {
       const scaleUpLimit = Math.max(
         currentReplicas,
-        scaleUpLimitWithRules(currentReplicas, upEvents, downEvents, scaleUp, this.now()),
+        scaleLimitWithRules('up', currentReplicas, upEvents, downEvents, scaleUp, this.now()),
       );
       const text =
         maxReplicas > scaleUpLimit
@@ -249,7 +249,7 @@ export class ScalingHistory {
     } else if (desired < currentReplicas) {
       const scaleDownLimit = Math.min(
         currentReplicas,
-        scaleDownLimitWithRules(currentReplicas, upEvents, downEvents, scaleDown, this.now()),
+        scaleLimitWithRules('down', currentReplicas, upEvents, downEvents, scaleDown, this.now()),
       );
       const text =
         minReplicas < scaleDownLimit
@@ -314,8 +314,13 @@ function changeWithinPeriod(periodSeconds: number, events: readonly ScaleEvent[]
 const INT32_MAX = 2 ** 31 - 1;
 const INT32_MIN = -(2 ** 31);
 
-/** calculateScaleUpLimitWithScalingRules: the most replicas the policies allow now. */
-export function scaleUpLimitWithRules(
+/**
+ * calculateScaleUpLimitWithScalingRules (`up`: the most replicas the policies allow now) and
+ * calculateScaleDownLimitWithBehaviors (the fewest). Each policy counts from the replicas at the
+ * start of its period; `Max` picks the policy allowing the biggest change, `Min` the smallest.
+ */
+export function scaleLimitWithRules(
+  direction: 'up' | 'down',
   currentReplicas: number,
   upEvents: readonly ScaleEvent[],
   downEvents: readonly ScaleEvent[],
@@ -323,41 +328,24 @@ export function scaleUpLimitWithRules(
   now: number,
 ): number {
   if (rules.selectPolicy === 'Disabled') return currentReplicas;
-  const pickMin = rules.selectPolicy === 'Min';
-  let result = pickMin ? INT32_MAX : INT32_MIN;
+  const up = direction === 'up';
+  // Scaling up, the biggest change is the highest count; scaling down, the lowest.
+  const highest = up !== (rules.selectPolicy === 'Min');
+  let result = highest ? INT32_MIN : INT32_MAX;
   for (const policy of rules.policies ?? []) {
     const periodStart =
       currentReplicas -
       changeWithinPeriod(policy.periodSeconds, upEvents, now) +
       changeWithinPeriod(policy.periodSeconds, downEvents, now);
     let proposed = 0;
-    if (policy.type === 'Pods') proposed = periodStart + policy.value;
-    else if (policy.type === 'Percent') proposed = Math.ceil(periodStart * (1 + policy.value / 100));
-    result = pickMin ? Math.min(result, proposed) : Math.max(result, proposed);
-  }
-  return result;
-}
-
-/** calculateScaleDownLimitWithBehaviors: the fewest replicas the policies allow now. */
-export function scaleDownLimitWithRules(
-  currentReplicas: number,
-  upEvents: readonly ScaleEvent[],
-  downEvents: readonly ScaleEvent[],
-  rules: HPAScalingRules,
-  now: number,
-): number {
-  if (rules.selectPolicy === 'Disabled') return currentReplicas;
-  const pickMin = rules.selectPolicy === 'Min';
-  let result = pickMin ? INT32_MIN : INT32_MAX;
-  for (const policy of rules.policies ?? []) {
-    const periodStart =
-      currentReplicas -
-      changeWithinPeriod(policy.periodSeconds, upEvents, now) +
-      changeWithinPeriod(policy.periodSeconds, downEvents, now);
-    let proposed = 0;
-    if (policy.type === 'Pods') proposed = periodStart - policy.value;
-    else if (policy.type === 'Percent') proposed = Math.trunc(periodStart * (1 - policy.value / 100));
-    result = pickMin ? Math.max(result, proposed) : Math.min(result, proposed);
+    if (policy.type === 'Pods') proposed = up ? periodStart + policy.value : periodStart - policy.value;
+    else if (policy.type === 'Percent') {
+      // Up rounds up, so a small percentage still adds a replica; down truncates.
+      proposed = up
+        ? Math.ceil(periodStart * (1 + policy.value / 100))
+        : Math.trunc(periodStart * (1 - policy.value / 100));
+    }
+    result = highest ? Math.max(result, proposed) : Math.min(result, proposed);
   }
   return result;
 }

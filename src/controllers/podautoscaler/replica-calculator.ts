@@ -29,6 +29,14 @@ export interface ReplicaCalculatorOptions {
 /** The pods of a namespace a label selector (text) selects. */
 export type PodSource = (namespace: string, selector: string) => readonly Pod[];
 
+/** Whose readings: a resource of the pods a selector (text) picks, or of one container of each ('' for all). */
+export interface ResourceQuery {
+  readonly resource: string;
+  readonly namespace: string;
+  readonly selector: string;
+  readonly container: string;
+}
+
 export interface UtilizationProposal {
   readonly replicas: number;
   /** Percent of the requests (integer, rounded down). */
@@ -68,25 +76,10 @@ export class ReplicaCalculator {
   async getResourceReplicas(
     currentReplicas: number,
     targetUtilization: number,
-    resource: string,
-    namespace: string,
-    selector: string,
-    container: string,
+    query: ResourceQuery,
   ): Promise<UtilizationProposal> {
-    const { metrics, timestamp } = await this.fetch(resource, namespace, selector, container);
-    const podList = this.listPods(namespace, selector);
-    const groups = groupPods(
-      podList,
-      metrics,
-      resource,
-      this.cpuInitializationPeriodMs,
-      this.delayOfInitialReadinessStatusMs,
-      this.now(),
-    );
-    for (const name of [...groups.ignored, ...groups.unready]) metrics.delete(name);
-    if (metrics.size === 0)
-      throw new Error('did not receive metrics for targeted pods (pods might be unready)');
-    const requests = podRequests(podList, container, resource);
+    const { metrics, timestamp, podList, groups } = await this.readyReadings(query);
+    const requests = podRequests(podList, query.container, query.resource);
     const first = utilizationRatio(metrics, requests, targetUtilization);
     const { utilization, rawAverage: rawUtilization } = first;
     const usageRatio = first.ratio;
@@ -115,24 +108,9 @@ export class ReplicaCalculator {
   async getRawResourceReplicas(
     currentReplicas: number,
     targetUsage: number,
-    resource: string,
-    namespace: string,
-    selector: string,
-    container: string,
+    query: ResourceQuery,
   ): Promise<RawProposal> {
-    const { metrics, timestamp } = await this.fetch(resource, namespace, selector, container);
-    const podList = this.listPods(namespace, selector);
-    const groups = groupPods(
-      podList,
-      metrics,
-      resource,
-      this.cpuInitializationPeriodMs,
-      this.delayOfInitialReadinessStatusMs,
-      this.now(),
-    );
-    for (const name of [...groups.ignored, ...groups.unready]) metrics.delete(name);
-    if (metrics.size === 0)
-      throw new Error('did not receive metrics for targeted pods (pods might be unready)');
+    const { metrics, timestamp, groups } = await this.readyReadings(query);
     const first = usageRatioOf(metrics, targetUsage);
     const usageRatio = first.ratio;
     const usage = first.average;
@@ -181,20 +159,31 @@ export class ReplicaCalculator {
     return newReplicas;
   }
 
-  private async fetch(resource: string, namespace: string, selector: string, container: string) {
+  /** The readings of the selected pods, less those of ignored and unready pods (at least one left). */
+  private async readyReadings(query: ResourceQuery) {
+    const { resource, namespace, selector, container } = query;
+    let fetched: Awaited<ReturnType<MetricsClient['getResourceMetric']>>;
     try {
-      const { metrics, timestamp } = await this.metricsClient.getResourceMetric(
-        resource,
-        namespace,
-        selector,
-        container,
-      );
-      return { metrics: new Map(metrics), timestamp };
+      fetched = await this.metricsClient.getResourceMetric(resource, namespace, selector, container);
     } catch (error) {
       throw new Error(
         `unable to get metrics for resource ${resource}: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
+    const metrics = new Map(fetched.metrics);
+    const podList = this.listPods(namespace, selector);
+    const groups = groupPods(
+      podList,
+      metrics,
+      resource,
+      this.cpuInitializationPeriodMs,
+      this.delayOfInitialReadinessStatusMs,
+      this.now(),
+    );
+    for (const name of [...groups.ignored, ...groups.unready]) metrics.delete(name);
+    if (metrics.size === 0)
+      throw new Error('did not receive metrics for targeted pods (pods might be unready)');
+    return { metrics, timestamp: fetched.timestamp, podList, groups };
   }
 
   private listPods(namespace: string, selector: string): readonly Pod[] {

@@ -80,14 +80,12 @@ function calculator(c: Case): ReplicaCalculator {
 }
 
 async function utilization(c: Case, target: number) {
-  const result = await calculator(c).getResourceReplicas(
-    c.currentReplicas,
-    target,
-    'cpu',
-    'ns',
-    'name=pod',
-    c.container ?? '',
-  );
+  const result = await calculator(c).getResourceReplicas(c.currentReplicas, target, {
+    resource: 'cpu',
+    namespace: 'ns',
+    selector: 'name=pod',
+    container: c.container ?? '',
+  });
   return { replicas: result.replicas, utilization: result.utilization, value: result.rawUtilization };
 }
 
@@ -274,14 +272,12 @@ describe('replica calculator: utilization targets', () => {
 
 describe('replica calculator: average value targets', () => {
   async function raw(c: Case, targetMilli: number) {
-    const result = await calculator(c).getRawResourceReplicas(
-      c.currentReplicas,
-      targetMilli,
-      'cpu',
-      'ns',
-      'name=pod',
-      '',
-    );
+    const result = await calculator(c).getRawResourceReplicas(c.currentReplicas, targetMilli, {
+      resource: 'cpu',
+      namespace: 'ns',
+      selector: 'name=pod',
+      container: '',
+    });
     return { replicas: result.replicas, usage: result.usage };
   }
 
