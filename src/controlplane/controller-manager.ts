@@ -31,6 +31,7 @@ import { jobController } from '../controllers/job/job-controller.js';
 import { namespaceController } from '../controllers/namespace/namespace-controller.js';
 import { nodeIpamController } from '../controllers/node-ipam/node-ipam-controller.js';
 import { nodeLifecycleController } from '../controllers/nodelifecycle/node-lifecycle-controller.js';
+import { horizontalPodAutoscalerController } from '../controllers/podautoscaler/horizontal-controller.js';
 import { podGcController } from '../controllers/podgc/pod-gc-controller.js';
 import { replicaSetController } from '../controllers/replicaset/replica-set-controller.js';
 import { replicationControllerController } from '../controllers/replicationcontroller/replication-controller.js';
@@ -79,6 +80,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   deploymentController,
   daemonSetController,
   statefulSetController,
+  horizontalPodAutoscalerController,
   disruptionController,
   csrApprovingController,
   csrSigningController,
