@@ -4,8 +4,9 @@
 // process; a new connection per request, a fixed number in flight). Beside it, in the same
 // alternating rounds: the backend reached directly, and the floor of any proxy on this path, a
 // trivial Node.js TCP pass-through (accept, connect, pipe both ways). Prints requests/s, p50 and
-// this process's CPU µs per request. With INGRESS_BENCH_BASELINE set to another build's directory
-// (holding dist/agent/ingress/proxy-server.js), that build's proxy is measured too (A/B in one run).
+// this process's CPU µs per request. With INGRESS_BENCH_BASELINE set to a directory holding another
+// commit's src/ (`git archive <commit> src | tar -x -C <dir>`), that commit's proxy is measured too
+// (A/B in one run).
 // INGRESS_BENCH_ROUNDS, INGRESS_BENCH_SECONDS, INGRESS_BENCH_CONCURRENCY change the run's shape.
 import { type ChildProcess, spawn } from 'node:child_process';
 import net, { type AddressInfo } from 'node:net';
@@ -139,7 +140,7 @@ const current = await loadProxy(
   backendPort,
 );
 const baseline = baselineDir
-  ? await loadProxy(pathToFileURL(join(baselineDir, 'dist/agent/ingress/proxy-server.js')).href, backendPort)
+  ? await loadProxy(pathToFileURL(join(baselineDir, 'src/agent/ingress/proxy-server.ts')).href, backendPort)
   : undefined;
 const target = (label: string, port: number): Target => ({
   label,
