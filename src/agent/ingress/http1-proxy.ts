@@ -532,6 +532,8 @@ export class Http1Connection {
     this.responseBody = undefined;
     this.reuseBackend = true;
     if (close) {
+      // What the client still sends is read and dropped until it closes.
+      this.client.off('data', this.onClientData);
       this.client.end();
       return;
     }

@@ -98,6 +98,13 @@ describe('ingress proxy over HTTP/1.1', () => {
             response.end();
             return;
           }
+          if (request.url === '/large') {
+            // The request's body back, twice: more than the sockets buffer, so both ways wait.
+            response.setHeader('content-length', body.length * 2);
+            response.write(body);
+            response.end(body);
+            return;
+          }
           if (request.url === '/empty') {
             response.writeHead(204).end();
             return;
@@ -205,6 +212,23 @@ describe('ingress proxy over HTTP/1.1', () => {
     expect(decoded).toBe('backend 1 POST / version=1.1 body=streamed body');
   });
 
+  it('streams large bodies both ways through the backpressure of both connections', async () => {
+    const sent = 'x'.repeat(4 * 1024 * 1024);
+    const received = await new Promise<number>((resolve, reject) => {
+      const request = http.request(
+        { port: proxyPort, host: '127.0.0.1', path: '/large', method: 'PUT', headers: { host: 'one.test' } },
+        (response) => {
+          let length = 0;
+          response.on('data', (chunk: Buffer) => (length += chunk.length));
+          response.on('end', () => resolve(length));
+        },
+      );
+      request.on('error', reject);
+      request.end(sent);
+    });
+    expect(received).toBe(sent.length * 2);
+  });
+
   it('reuses backend connections across client connections', async () => {
     const before = accepted[1]!;
     for (let i = 0; i < 5; i++) {
@@ -213,6 +237,18 @@ describe('ingress proxy over HTTP/1.1', () => {
       );
     }
     expect(accepted[1]! - before).toBeLessThanOrEqual(1);
+  });
+
+  it('drops a pooled backend connection the backend closed while idle', async () => {
+    backends[0]!.keepAliveTimeout = 100;
+    try {
+      const request = 'GET /idle HTTP/1.1\r\nHost: one.test\r\nConnection: close\r\n\r\n';
+      expect(await exchange(request)).toContain('backend 0 GET /idle');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await exchange(request)).toContain('backend 0 GET /idle');
+    } finally {
+      backends[0]!.keepAliveTimeout = 5_000;
+    }
   });
 
   it('knows bodiless answers (HEAD, 204) and ones delimited by the backend closing', async () => {
