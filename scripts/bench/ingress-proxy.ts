@@ -13,7 +13,7 @@ import net, { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defaultSecureContext } from '../../src/agent/ingress/certificates.js';
-import { HTTP_LOAD_SCRIPT } from './node-script-pod.js';
+import { HTTP_LOAD_SCRIPT, type HttpLoadResult } from './node-script-pod.js';
 import { percentile, printTable } from './report.js';
 
 const ROUNDS = Number(process.env.INGRESS_BENCH_ROUNDS ?? 5);
@@ -34,14 +34,6 @@ const server = http.createServer((request, response) => {
 server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => console.log('PORT ' + server.address().port));
 `;
-
-interface LoadResult {
-  readonly ok: number;
-  readonly errors: number;
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-}
 
 /** The part of IngressProxy's surface the benchmark drives, so another build's class fits too. */
 interface ProxyUnderTest {
@@ -124,7 +116,7 @@ async function measure(target: Target): Promise<void> {
     HOST,
   ]);
   const cpuBefore = process.cpuUsage();
-  const result = JSON.parse(await lineOf(load, 'RESULT ')) as LoadResult;
+  const result = JSON.parse(await lineOf(load, 'RESULT ')) as HttpLoadResult;
   const cpu = process.cpuUsage(cpuBefore);
   target.rps.push(result.rps);
   target.p50.push(result.p50);

@@ -15,7 +15,7 @@ import { NODES, PODS, SERVICES } from '../../src/client/resources.js';
 import { clientFromKubeconfig } from '../../src/client/transports.js';
 import { buildBusyboxImage, waitFor } from '../../test/e2e/kubelet/pods-support.js';
 import { type ProxyBuild, runIngressBench } from './network-ingress.js';
-import { nodeScriptPod } from './node-script-pod.js';
+import { httpBackendPod } from './node-script-pod.js';
 
 const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-ingress-'));
@@ -28,7 +28,6 @@ const env = {
 const cluster = process.env.TKUBE_BENCH_CLUSTER ?? 'ingress-bench';
 const context = `tkube-${cluster}`;
 const IMAGE = 'tkube-test/busybox:net-bench';
-const HTTP_SERVER_SCRIPT = `require('node:http').createServer((req, res) => res.end('ok\\n')).listen(8080);`;
 
 /** proxy-server.ts under `root` bundled as one CommonJS script for a pod's `node -e`. */
 async function proxyBuild(label: string, root: string): Promise<ProxyBuild> {
@@ -57,11 +56,7 @@ try {
     .map((node) => node.metadata!.name!)
     .sort();
   const pods = client.resource<Pod>(PODS);
-  const backend = nodeScriptPod('http-backend', IMAGE, HTTP_SERVER_SCRIPT, [], { nodeName: nodes[1]! });
-  backend.spec!.restartPolicy = 'Always';
-  backend.spec!.containers[0]!.ports = [{ name: 'http', containerPort: 8080 }];
-  backend.spec!.containers[0]!.readinessProbe = { tcpSocket: { port: 8080 }, periodSeconds: 1 };
-  await pods.create(backend);
+  await pods.create(httpBackendPod('http-backend', IMAGE, nodes[1]!));
   await client.resource<Service>(SERVICES).create({
     metadata: { name: 'svc-0', namespace: 'default' },
     spec: { selector: { app: 'http-backend' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },

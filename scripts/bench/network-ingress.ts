@@ -15,7 +15,13 @@ import type { Ingress } from '../../src/api/types/networking-v1.generated.js';
 import { INGRESSES, PODS, SERVICES } from '../../src/client/resources.js';
 import type { Client } from '../../src/client/types.js';
 import { waitFor } from '../../test/e2e/kubelet/pods-support.js';
-import { containerCpuSeconds, HTTP_LOAD_SCRIPT, nodeScriptPod, runToResult } from './node-script-pod.js';
+import {
+  containerCpuSeconds,
+  HTTP_LOAD_SCRIPT,
+  type HttpLoadResult,
+  nodeScriptPod,
+  runToResult,
+} from './node-script-pod.js';
 import { percentile, printTable } from './report.js';
 
 const HOST = 'bench.ingress.test';
@@ -48,14 +54,6 @@ new module.exports.IngressProxy({
 export interface ProxyBuild {
   readonly label: string;
   readonly bundle: string;
-}
-
-interface LoadResult {
-  readonly ok: number;
-  readonly errors: number;
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
 }
 
 export interface IngressBenchOptions {
@@ -142,11 +140,11 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
     );
     targets.push({ label: server.label, address: running.status!.podIP!, port });
   }
-  const runs = targets.map(() => ({ results: [] as LoadResult[], nodeCpu: [] as number[] }));
+  const runs = targets.map(() => ({ results: [] as HttpLoadResult[], nodeCpu: [] as number[] }));
   for (let round = 0; round < options.rounds; round++) {
     for (const [t, { address, port }] of targets.entries()) {
       const cpuBefore = await containerCpuSeconds(nodes);
-      const result = await runToResult<LoadResult>(
+      const result = await runToResult<HttpLoadResult>(
         client,
         nodeScriptPod(
           `ingress-load-${t}-${round}`,
@@ -168,7 +166,7 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
   const median = (values: readonly number[]) => percentile(values, 50);
   const span = (values: readonly number[], digits: number) =>
     `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
-  const of = (t: number, pick: (result: LoadResult) => number) => runs[t]!.results.map(pick);
+  const of = (t: number, pick: (result: HttpLoadResult) => number) => runs[t]!.results.map(pick);
   const cpuPerThousand = (t: number) =>
     runs[t]!.results.map((result, i) => (runs[t]!.nodeCpu[i]! / result.ok) * 1000);
   const figures: IngressBenchFigures = {

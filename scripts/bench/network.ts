@@ -36,6 +36,7 @@ import {
   DNS_LOAD_SCRIPT,
   type DnsLoadResult,
   HTTP_LOAD_SCRIPT,
+  httpBackendPod,
   nodeScriptPod,
   runToResult,
 } from './node-script-pod.js';
@@ -62,9 +63,6 @@ const cluster = process.env.TKUBE_BENCH_CLUSTER ?? 'net-bench';
 const context = `tkube-${cluster}`;
 /** A tag of its own: other suites on this Docker rebuild the shared one with their own applets. */
 const IMAGE = 'tkube-test/busybox:net-bench';
-
-/** The backend: answers every request with `ok`. */
-const HTTP_SERVER_SCRIPT = `require('node:http').createServer((req, res) => res.end('ok\\n')).listen(8080);`;
 
 interface HttpResult {
   readonly ok: number;
@@ -157,11 +155,7 @@ try {
   const slices = client.resource<EndpointSlice>(ENDPOINT_SLICES);
 
   // The backend, on the second node, behind every programmed service.
-  const backend = nodeScriptPod('http-backend', IMAGE, HTTP_SERVER_SCRIPT, [], { nodeName: nodes[1]! });
-  backend.spec!.restartPolicy = 'Always';
-  backend.spec!.containers[0]!.ports = [{ name: 'http', containerPort: 8080 }];
-  backend.spec!.containers[0]!.readinessProbe = { tcpSocket: { port: 8080 }, periodSeconds: 1 };
-  await pods.create(backend);
+  await pods.create(httpBackendPod('http-backend', IMAGE, nodes[1]!));
   const backendPod = await waitFor(
     () => pods.get('default', 'http-backend'),
     (pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,

@@ -47,6 +47,14 @@ export function statusPage(code: number): string {
   return `<html>\r\n<head><title>${code} ${text}</title></head>\r\n<body>\r\n<center><h1>${code} ${text}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
 }
 
+/** A whole answer carrying `statusPage(code)`, saying the connection closes after it when `close`. */
+export function statusResponse(code: number, close: boolean): string {
+  const page = statusPage(code);
+  return `HTTP/1.1 ${code} ${STATUS_TEXT[code]}\r\nContent-Type: text/html\r\nContent-Length: ${Buffer.byteLength(page)}\r\n${
+    close ? 'Connection: close\r\n' : ''
+  }\r\n${page}`;
+}
+
 /** Node.js's --max-http-header-size default: a longer request head is answered 431. */
 const MAX_REQUEST_HEAD = 16 * 1024;
 /** A backend's response head longer than this is a bad gateway. */
@@ -500,13 +508,7 @@ export class Http1Connection {
 
   /** One of the proxy's own pages; the exchange ends once the request body is read too. */
   private ownAnswer(code: number): void {
-    const page = statusPage(code);
-    this.client.write(
-      `HTTP/1.1 ${code} ${STATUS_TEXT[code]}\r\nContent-Type: text/html\r\nContent-Length: ${Buffer.byteLength(page)}\r\n${
-        this.closeAfter ? 'Connection: close\r\n' : ''
-      }\r\n${page}`,
-      'latin1',
-    );
+    this.client.write(statusResponse(code, this.closeAfter), 'latin1');
     this.answered = true;
     this.responseBody = undefined;
     if (this.closeAfter) {
@@ -560,11 +562,7 @@ export class Http1Connection {
     client.off('end', this.onClientEnd);
     client.setTimeout(0);
     if (target.kind !== 'backend') {
-      const code = target.kind === 'not-found' ? 404 : 503;
-      const page = statusPage(code);
-      client.end(
-        `HTTP/1.1 ${code} ${STATUS_TEXT[code]}\r\nContent-Type: text/html\r\nContent-Length: ${Buffer.byteLength(page)}\r\nConnection: close\r\n\r\n${page}`,
-      );
+      client.end(statusResponse(target.kind === 'not-found' ? 404 : 503, true));
       return;
     }
     const backend = net.connect({ host: target.host, port: target.port });

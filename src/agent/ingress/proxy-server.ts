@@ -18,8 +18,8 @@ import {
   HOP_BY_HOP,
   Http1Connection,
   SET_HERE,
-  STATUS_TEXT,
   statusPage,
+  statusResponse,
 } from './http1-proxy.js';
 
 /** Where a request for a host and path goes. */
@@ -204,11 +204,7 @@ export class IngressProxy {
     const host = requestHost(request);
     const target = this.options.resolve(host, request.url ?? '/');
     if (target.kind !== 'backend') {
-      const code = target.kind === 'not-found' ? 404 : 503;
-      const body = statusPage(code);
-      socket.end(
-        `HTTP/1.1 ${code} ${STATUS_TEXT[code]}\r\nContent-Type: text/html\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
+      socket.end(statusResponse(target.kind === 'not-found' ? 404 : 503, true));
       return;
     }
     const backend = net.connect({ host: target.host, port: target.port });
