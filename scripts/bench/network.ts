@@ -36,6 +36,7 @@ import {
   DNS_LOAD_SCRIPT,
   type DnsLoadResult,
   HTTP_LOAD_SCRIPT,
+  type HttpLoadResult,
   httpBackendPod,
   nodeScriptPod,
   runToResult,
@@ -63,15 +64,6 @@ const cluster = process.env.TKUBE_BENCH_CLUSTER ?? 'net-bench';
 const context = `tkube-${cluster}`;
 /** A tag of its own: other suites on this Docker rebuild the shared one with their own applets. */
 const IMAGE = 'tkube-test/busybox:net-bench';
-
-interface HttpResult {
-  readonly ok: number;
-  readonly errors: number;
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly clientCpuSeconds: number;
-}
 
 async function tkube(args: string[]): Promise<void> {
   const result = await execa(process.execPath, [runJs, ...args], { env, reject: false });
@@ -230,7 +222,7 @@ try {
 
   // 2. HTTP through the ClusterIP and straight to the pod, alternating, from a pod on the first node.
   const clusterIP = (await services.get('default', 'svc-0')).spec!.clusterIP!;
-  const http: Record<'service' | 'pod', { results: HttpResult[]; nodeCpu: number[] }> = {
+  const http: Record<'service' | 'pod', { results: HttpLoadResult[]; nodeCpu: number[] }> = {
     service: { results: [], nodeCpu: [] },
     pod: { results: [], nodeCpu: [] },
   };
@@ -238,7 +230,7 @@ try {
     for (const target of ['service', 'pod'] as const) {
       const [host, port] = target === 'service' ? [clusterIP, '80'] : [backendPod.status!.podIP!, '8080'];
       const cpuBefore = await containerCpuSeconds(nodes);
-      const result = await runToResult<HttpResult>(
+      const result = await runToResult<HttpLoadResult>(
         client,
         nodeScriptPod(
           `http-load-${target}-${round}`,
