@@ -36,6 +36,8 @@ import {
   DNS_LOAD_SCRIPT,
   type DnsLoadResult,
   HTTP_LOAD_SCRIPT,
+  type HttpLoadResult,
+  httpBackendPod,
   nodeScriptPod,
   runToResult,
 } from './node-script-pod.js';
@@ -62,18 +64,6 @@ const cluster = process.env.TKUBE_BENCH_CLUSTER ?? 'net-bench';
 const context = `tkube-${cluster}`;
 /** A tag of its own: other suites on this Docker rebuild the shared one with their own applets. */
 const IMAGE = 'tkube-test/busybox:net-bench';
-
-/** The backend: answers every request with `ok`. */
-const HTTP_SERVER_SCRIPT = `require('node:http').createServer((req, res) => res.end('ok\\n')).listen(8080);`;
-
-interface HttpResult {
-  readonly ok: number;
-  readonly errors: number;
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly clientCpuSeconds: number;
-}
 
 async function tkube(args: string[]): Promise<void> {
   const result = await execa(process.execPath, [runJs, ...args], { env, reject: false });
@@ -157,11 +147,7 @@ try {
   const slices = client.resource<EndpointSlice>(ENDPOINT_SLICES);
 
   // The backend, on the second node, behind every programmed service.
-  const backend = nodeScriptPod('http-backend', IMAGE, HTTP_SERVER_SCRIPT, [], { nodeName: nodes[1]! });
-  backend.spec!.restartPolicy = 'Always';
-  backend.spec!.containers[0]!.ports = [{ name: 'http', containerPort: 8080 }];
-  backend.spec!.containers[0]!.readinessProbe = { tcpSocket: { port: 8080 }, periodSeconds: 1 };
-  await pods.create(backend);
+  await pods.create(httpBackendPod('http-backend', IMAGE, nodes[1]!));
   const backendPod = await waitFor(
     () => pods.get('default', 'http-backend'),
     (pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
@@ -236,7 +222,7 @@ try {
 
   // 2. HTTP through the ClusterIP and straight to the pod, alternating, from a pod on the first node.
   const clusterIP = (await services.get('default', 'svc-0')).spec!.clusterIP!;
-  const http: Record<'service' | 'pod', { results: HttpResult[]; nodeCpu: number[] }> = {
+  const http: Record<'service' | 'pod', { results: HttpLoadResult[]; nodeCpu: number[] }> = {
     service: { results: [], nodeCpu: [] },
     pod: { results: [], nodeCpu: [] },
   };
@@ -244,7 +230,7 @@ try {
     for (const target of ['service', 'pod'] as const) {
       const [host, port] = target === 'service' ? [clusterIP, '80'] : [backendPod.status!.podIP!, '8080'];
       const cpuBefore = await containerCpuSeconds(nodes);
-      const result = await runToResult<HttpResult>(
+      const result = await runToResult<HttpLoadResult>(
         client,
         nodeScriptPod(
           `http-load-${target}-${round}`,

@@ -39,6 +39,28 @@ for (let i = 0; i < concurrency; i++) one();
 setTimeout(() => { stopped = true; }, seconds * 1000);
 `;
 
+/** HTTP_LOAD_SCRIPT's result. */
+export interface HttpLoadResult {
+  readonly ok: number;
+  readonly errors: number;
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly clientCpuSeconds: number;
+}
+
+/** The HTTP backend's script: answers every request with `ok` on port 8080. */
+const HTTP_SERVER_SCRIPT = `require('node:http').createServer((req, res) => res.end('ok\\n')).listen(8080);`;
+
+/** The HTTP backend as a pod on `node` (labelled `app: <name>`), its port named `http`, ready once it listens. */
+export function httpBackendPod(name: string, image: string, node: string): Pod {
+  const backend = nodeScriptPod(name, image, HTTP_SERVER_SCRIPT, [], { nodeName: node });
+  backend.spec!.restartPolicy = 'Always';
+  backend.spec!.containers[0]!.ports = [{ name: 'http', containerPort: 8080 }];
+  backend.spec!.containers[0]!.readinessProbe = { tcpSocket: { port: 8080 }, periodSeconds: 1 };
+  return backend;
+}
+
 /**
  * The DNS load generator: argv is the server, the service count, the in-flight limit and seconds
  * of the closed loop, the rate and seconds of the open loop. It asks A records of

@@ -1,5 +1,6 @@
-// The ingress controller's data plane (ingress-nginx's nginx): plain HTTP/1.1 on one port, TLS
-// on another with the certificate chosen by SNI and ALPN offering h2 and http/1.1. Requests are
+// The ingress controller's data plane (ingress-nginx's nginx): plain HTTP/1.1 on one port, served
+// by the byte-level path of http1-proxy.ts; TLS on another with the certificate chosen by SNI and
+// ALPN offering h2 and http/1.1, served by Node.js's HTTP servers. From those, requests are
 // forwarded to the backend over HTTP/1.1 with keep-alive, headers taken from and passed on as raw
 // lists (repeated ones kept apart, no header objects built per request), bodies streamed both
 // ways and not piped at all when an HTTP/1.1 request has none; WebSocket
@@ -12,6 +13,14 @@ import net, { type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls, { type SecureContext } from 'node:tls';
 import { joinUpgraded, requestHead } from '../../api/upgrade-proxy.js';
+import {
+  BackendPool,
+  HOP_BY_HOP,
+  Http1Connection,
+  SET_HERE,
+  statusPage,
+  statusResponse,
+} from './http1-proxy.js';
 
 /** Where a request for a host and path goes. */
 export type Resolution =
@@ -30,51 +39,29 @@ export interface IngressProxyOptions {
   readonly defaultContext: SecureContext;
 }
 
-// Connection-level headers of one hop (RFC 9110 7.6.1), never forwarded; HTTP/2 refuses them.
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'upgrade',
-  'te',
-  'trailer',
-  'proxy-authenticate',
-  'proxy-authorization',
-]);
-
-/** Request headers the proxy sets itself (the client's X-Forwarded-For is extended, not dropped). */
-const SET_HERE = new Set(['host', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip']);
-
-function statusPage(code: number, text: string): string {
-  return `<html>\r\n<head><title>${code} ${text}</title></head>\r\n<body>\r\n<center><h1>${code} ${text}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  404: 'Not Found',
-  502: 'Bad Gateway',
-  503: 'Service Temporarily Unavailable',
-};
-
 type AnyRequest = http.IncomingMessage | http2.Http2ServerRequest;
 type AnyResponse = http.ServerResponse | http2.Http2ServerResponse;
 
 export class IngressProxy {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 256, noDelay: true });
-  private readonly httpServer: http.Server;
+  private readonly pool = new BackendPool();
+  private readonly httpServer: net.Server;
   private readonly tlsServer: tls.Server;
   private readonly httpsServer: http.Server;
   private readonly h2Server: http2.Http2Server;
-  /** Open TLS connections, ended at close (the HTTP servers end their own). */
+  /** Open plain and TLS connections, ended at close (the HTTPS server ends its own). */
   private readonly connections = new Set<Duplex>();
 
   constructor(private readonly options: IngressProxyOptions) {
     const onRequest = (request: AnyRequest, response: AnyResponse, scheme: string) =>
       this.forward(request, response, scheme);
-    this.httpServer = http.createServer((request, response) => onRequest(request, response, 'http'));
-    this.httpServer.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) =>
-      this.upgrade(request, socket, head),
-    );
+    const http1 = { resolve: options.resolve, scheme: 'http', pool: this.pool };
+    // Half-open as Node.js's HTTP server: a client may end its side and still read the answer.
+    this.httpServer = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
+      this.connections.add(socket);
+      socket.once('close', () => this.connections.delete(socket));
+      new Http1Connection(socket, http1);
+    });
     // HTTP/1.1 over TLS: the same server fed the decrypted connection; X-Forwarded-Proto from the socket.
     const httpsServer = http.createServer((request, response) => onRequest(request, response, 'https'));
     this.httpsServer = httpsServer;
@@ -97,7 +84,6 @@ export class IngressProxy {
       else httpsServer.emit('connection', socket);
     });
     this.tlsServer.on('tlsClientError', () => undefined);
-    this.httpServer.on('clientError', (_error, socket: Duplex) => socket.destroy());
     httpsServer.on('clientError', (_error, socket: Duplex) => socket.destroy());
   }
 
@@ -119,9 +105,9 @@ export class IngressProxy {
 
   async close(): Promise<void> {
     for (const socket of this.connections) socket.destroy();
-    this.httpServer.closeAllConnections();
     this.httpsServer.closeAllConnections();
     this.agent.destroy();
+    this.pool.destroy();
     await Promise.all([
       new Promise((resolve) => this.httpServer.close(resolve)),
       new Promise((resolve) => this.tlsServer.close(resolve)),
@@ -218,11 +204,7 @@ export class IngressProxy {
     const host = requestHost(request);
     const target = this.options.resolve(host, request.url ?? '/');
     if (target.kind !== 'backend') {
-      const code = target.kind === 'not-found' ? 404 : 503;
-      const body = statusPage(code, STATUS_TEXT[code]!);
-      socket.end(
-        `HTTP/1.1 ${code} ${STATUS_TEXT[code]}\r\nContent-Type: text/html\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
+      socket.end(statusResponse(target.kind === 'not-found' ? 404 : 503, true));
       return;
     }
     const backend = net.connect({ host: target.host, port: target.port });
@@ -242,7 +224,7 @@ function requestHost(request: AnyRequest): string {
 }
 
 function answer(response: AnyResponse, code: number): void {
-  const body = statusPage(code, STATUS_TEXT[code]!);
+  const body = statusPage(code);
   response.writeHead(code, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(body) });
   response.end(body);
 }
