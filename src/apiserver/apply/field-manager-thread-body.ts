@@ -6,6 +6,7 @@
 // request.
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { JsonObject } from '../patch/json-value.js';
+import { storedTextEncodedSize } from '../protobuf/encoded-size.js';
 import { FieldManager } from './field-manager.js';
 import { fieldElement } from './fieldpath/path-element.js';
 import { FieldSet } from './fieldpath/set.js';
@@ -26,10 +27,23 @@ export interface FieldManagerThreadRequest {
   readonly object: string;
 }
 
-/** The answer: the new object's managedFields as JSON text (none when nothing is tracked), or why it failed. */
+/**
+ * The other work the thread takes: the storage encoding's size of a stored text over etcd's
+ * limit in JSON (parsing it back and walking it takes a big object's create hundreds of ms).
+ */
+export interface StoredSizeThreadRequest {
+  readonly id: number;
+  readonly storedText: string;
+}
+
+/**
+ * The answer: the new object's managedFields as JSON text (none when nothing is tracked), or a
+ * stored text's encoded size, or why it failed.
+ */
 export interface FieldManagerThreadResponse {
   readonly id: number;
   readonly managedFields?: string;
+  readonly storedSize?: number;
   readonly error?: string;
 }
 
@@ -76,10 +90,13 @@ export function managedFieldsFor(
 /** The thread's body: answers each request in turn. */
 export function runFieldManagerThread(): void {
   const managers = new Map<string, FieldManager>();
-  parentPort!.on('message', (request: FieldManagerThreadRequest) => {
+  parentPort!.on('message', (request: FieldManagerThreadRequest | StoredSizeThreadRequest) => {
     let response: FieldManagerThreadResponse;
     try {
-      response = { id: request.id, managedFields: managedFieldsFor(request, managers) };
+      response =
+        'storedText' in request
+          ? { id: request.id, storedSize: storedTextEncodedSize(request.storedText) }
+          : { id: request.id, managedFields: managedFieldsFor(request, managers) };
     } catch (error) {
       response = { id: request.id, error: error instanceof Error ? error.message : String(error) };
     }

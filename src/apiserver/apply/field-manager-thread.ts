@@ -9,6 +9,7 @@ import {
   FIELD_MANAGER_THREAD_DATA,
   type FieldManagerThreadRequest,
   type FieldManagerThreadResponse,
+  type StoredSizeThreadRequest,
 } from './field-manager-thread-body.js';
 
 /**
@@ -30,7 +31,7 @@ export function defaultFieldManagerThreadEntry(): string | undefined {
 const IDLE_STOP_MS = 10_000;
 
 interface Pending {
-  resolve(entries: ManagedFieldsEntry[] | undefined): void;
+  resolve(response: FieldManagerThreadResponse): void;
   reject(error: Error): void;
 }
 
@@ -44,13 +45,27 @@ export class FieldManagerThread {
   constructor(private readonly entry: string) {}
 
   /** The new object's managedFields, from the thread; rejects when the thread fails or stops. */
-  update(request: Omit<FieldManagerThreadRequest, 'id'>): Promise<ManagedFieldsEntry[] | undefined> {
+  async update(request: Omit<FieldManagerThreadRequest, 'id'>): Promise<ManagedFieldsEntry[] | undefined> {
+    const { managedFields } = await this.send(request);
+    return managedFields === undefined ? undefined : (JSON.parse(managedFields) as ManagedFieldsEntry[]);
+  }
+
+  /** A stored text's size in the storage encoding (storedTextEncodedSize), from the thread. */
+  async storedSize(storedText: string): Promise<number> {
+    const { storedSize } = await this.send({ storedText });
+    if (storedSize === undefined) throw new Error('the field manager thread answered no size');
+    return storedSize;
+  }
+
+  private send(
+    request: Omit<FieldManagerThreadRequest, 'id'> | Omit<StoredSizeThreadRequest, 'id'>,
+  ): Promise<FieldManagerThreadResponse> {
     const worker = this.worker ?? this.start();
     clearTimeout(this.idleTimer);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ ...request, id } satisfies FieldManagerThreadRequest);
+      worker.postMessage({ ...request, id });
     });
   }
 
@@ -78,12 +93,7 @@ export class FieldManagerThread {
         this.idleTimer = setTimeout(() => this.stop(), IDLE_STOP_MS).unref();
       }
       if (response.error !== undefined) waiting.reject(new Error(response.error));
-      else
-        waiting.resolve(
-          response.managedFields === undefined
-            ? undefined
-            : (JSON.parse(response.managedFields) as ManagedFieldsEntry[]),
-        );
+      else waiting.resolve(response);
     });
     const lost = (error: Error) => {
       if (this.worker !== worker) return;

@@ -1,7 +1,8 @@
 // The create handler's field manager Update for a big object of a built-in kind, run on the
 // field manager's thread (apply/field-manager-thread.ts) so the event loop keeps serving other
 // requests meanwhile. Same answer as managedFieldsUpdater: the same FieldManager, and on a first
-// write (nothing tracked yet) its result depends on the object alone.
+// write (nothing tracked yet) its result depends on the object alone. Also the measure of such a
+// create's stored text when it is over etcd's limit in JSON (its protobuf size decides).
 import type { KubeObject, ManagedFieldsEntry } from '../../api/object.js';
 import type { FieldManagerThread } from '../apply/field-manager-thread.js';
 import { builtinType } from '../apply/typed/builtin-types.js';
@@ -59,4 +60,16 @@ export function createManagedFieldsUpdater(
     const { managedFields: _replaced, ...metadata } = next.metadata ?? {};
     return { ...next, metadata: entries ? { ...metadata, managedFields: entries } : metadata };
   };
+}
+
+/**
+ * A big create's measure of a stored text over etcd's limit in JSON, on the field manager's
+ * thread (ResourceStore measures it on the event loop without one).
+ */
+export function storedSizeMeasure(
+  bodyBytes: number,
+  thread: FieldManagerThread | undefined,
+): ((text: string) => Promise<number>) | undefined {
+  if (!thread || bodyBytes < OFF_THREAD_BODY_BYTES) return undefined;
+  return (text) => thread.storedSize(text);
 }

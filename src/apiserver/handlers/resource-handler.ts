@@ -52,7 +52,11 @@ import {
   updateManager,
 } from './apply-patch.js';
 import { listBodyText } from './list-body.js';
-import { createManagedFieldsUpdater, OFF_THREAD_BODY_BYTES } from './managed-fields-off-thread.js';
+import {
+  createManagedFieldsUpdater,
+  OFF_THREAD_BODY_BYTES,
+  storedSizeMeasure,
+} from './managed-fields-off-thread.js';
 import { isPodConnectSubresource, type PodConnectHandler } from './pod-connect.js';
 import type { PodEvictionHandler } from './pod-eviction.js';
 import type { ProxyHandler } from './proxy-forward.js';
@@ -169,6 +173,7 @@ export class ResourceHandler {
           warnings,
           manageFields: createManagedFieldsUpdater(resources, manager, bytes, this.deps.fieldManagerThread),
           large: bytes >= OFF_THREAD_BODY_BYTES,
+          measureStoredText: storedSizeMeasure(bytes, this.deps.fieldManagerThread),
         });
         return sendJson(ctx.res, 201, created, warningHeaders(warnings));
       }

@@ -1,7 +1,7 @@
 // FieldManagerThread (apply/field-manager-thread.ts), the apiserver's side of the field manager's
 // thread, with a real worker thread: a worker cannot load the TypeScript sources under vitest, so
 // the entry here is a small JavaScript program speaking the thread's protocol (answers, a failure
-// answer, and a crash), which is what the class itself handles.
+// answer, a stored text's size, and a crash), which is what the class itself handles.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ writeFileSync(
   `import { parentPort, workerData } from 'node:worker_threads';
 if (workerData?.tkubeFieldManagerThread !== true) throw new Error('not started as the field manager thread');
 parentPort.on('message', (request) => {
+  if ('storedText' in request) return parentPort.postMessage(request.storedText === 'none' ? { id: request.id } : { id: request.id, storedSize: request.storedText.length * 2 });
   if (request.manager === 'crash') process.exit(3);
   if (request.manager === 'fail') return parentPort.postMessage({ id: request.id, error: 'no schema' });
   if (request.manager === 'none') return parentPort.postMessage({ id: request.id });
@@ -48,6 +49,8 @@ describe('FieldManagerThread', () => {
         [{ manager: 'b', operation: 'Update', fieldsV1: { name: 'two' } }],
       ]);
       expect(await thread.update(request('none'))).toBeUndefined();
+      expect(await thread.storedSize('four')).toBe(8);
+      await expect(thread.storedSize('none')).rejects.toThrow('the field manager thread answered no size');
       await expect(thread.update(request('fail'))).rejects.toThrow('no schema');
       await expect(thread.update(request('crash'))).rejects.toThrow(
         'the field manager thread exited (code 3)',
