@@ -21,6 +21,9 @@ const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encodi
 export interface FakeCluster {
   readonly client: Client;
   readonly pid: number;
+  /** The API's port on 127.0.0.1, and the admin's client certificate for raw requests to it. */
+  readonly port: number;
+  readonly admin: { readonly certificatePem: string; readonly privateKeyPem: string };
   /** From spawn to the API answering, fake nodes registered. */
   readonly readyMs: number;
   stop(): Promise<void>;
@@ -60,6 +63,8 @@ export async function startFakeCluster(
   return {
     client,
     pid: child.pid!,
+    port,
+    admin: pki.admin,
     readyMs,
     async stop() {
       await client.close();

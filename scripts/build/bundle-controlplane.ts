@@ -23,9 +23,18 @@ const scheduler = `${outdir}/scheduler.cjs`;
 rmSync(outdir, { recursive: true, force: true });
 /** A CommonJS bundle (the part V8's code cache applies to) and the small ES module entry running it. */
 async function bundlePair(source: string, cjs: string, runner: string, entry: string): Promise<void> {
+  await bundleCommonJs(`${root}dist/controlplane/${source}`, cjs);
   await build({
     ...NODE_BUNDLE,
-    entryPoints: [`${root}dist/controlplane/${source}`],
+    entryPoints: [`${root}dist/controlplane/${runner}`],
+    format: 'esm',
+    outfile: `${outdir}/${entry}`,
+  });
+}
+async function bundleCommonJs(source: string, cjs: string): Promise<void> {
+  await build({
+    ...NODE_BUNDLE,
+    entryPoints: [source],
     format: 'cjs',
     outfile: cjs,
     // The native addon stays a package import; so does the etcd client (it reads its .proto files
@@ -35,18 +44,18 @@ async function bundlePair(source: string, cjs: string, runner: string, entry: st
     define: { 'import.meta.url': '__tkubeModuleUrl' },
     banner: { js: "const __tkubeModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
-  await build({
-    ...NODE_BUNDLE,
-    entryPoints: [`${root}dist/controlplane/${runner}`],
-    format: 'esm',
-    outfile: `${outdir}/${entry}`,
-  });
 }
 await bundlePair('main.js', bundle, 'bundle-main.js', 'main.js');
 // The component threads' own bundles, without the apiserver: a third of its size, and the
 // scheduler's alone a fifth of that (component-main.ts, scheduler-main.ts).
 await bundlePair('component-main.js', components, 'component-bundle-main.js', 'component-main.js');
 await bundlePair('scheduler-main.js', scheduler, 'scheduler-bundle-main.js', 'scheduler-main.js');
+// The field manager's thread (big creates): its program alone, started lazily and seldom, so
+// without a code cache (apiserver/apply/field-manager-thread.ts finds it beside the bundle).
+await bundleCommonJs(
+  `${root}dist/apiserver/apply/field-manager-thread-main.js`,
+  `${outdir}/field-manager-thread.cjs`,
+);
 copyFileSync(
   `${root}src/apiserver/openapi/builtin-definitions.generated.json`,
   `${outdir}/builtin-definitions.generated.json`,

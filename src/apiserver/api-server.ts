@@ -36,6 +36,7 @@ import { Aggregator } from './aggregator/aggregator.js';
 import type { RequestHeaderSettings } from './aggregator/authentication-configmap.js';
 import { CrdControllers } from './apiextensions/crd-controllers.js';
 import { CustomResourceRegistry } from './apiextensions/registry.js';
+import { defaultFieldManagerThreadEntry, FieldManagerThread } from './apply/field-manager-thread.js';
 import { Authenticator } from './auth/authenticator.js';
 import { BOOTSTRAP_TOKEN_NAMESPACE } from './auth/bootstrap-token.js';
 import { impersonate } from './auth/impersonation.js';
@@ -114,6 +115,11 @@ export interface ApiServerOptions {
     readonly issuer: string;
     readonly audiences: readonly string[];
   };
+  /**
+   * The field manager thread's program (apply/field-manager-thread-main.ts), when not the one
+   * beside this module (defaultFieldManagerThreadEntry); without one big creates' field manager runs here.
+   */
+  readonly fieldManagerThreadEntry?: string;
 }
 
 /**
@@ -147,6 +153,7 @@ export class ApiServer {
   /** The admission webhooks, which also admit pods' connect requests (set after the handler is made). */
   private connectWebhooks?: AdmissionWebhookWiring;
   private readonly admissionChain: AdmissionChain;
+  private readonly fieldManagerThread: FieldManagerThread | undefined;
   /** The custom resources served from CustomResourceDefinitions, and the controllers that keep them. */
   readonly customResources: CustomResourceRegistry;
   private readonly crdControllers: CrdControllers;
@@ -181,8 +188,13 @@ export class ApiServer {
         storage: this.resourceMetrics,
       });
     }
+    const fieldManagerThreadEntry = options.fieldManagerThreadEntry ?? defaultFieldManagerThreadEntry();
+    this.fieldManagerThread = fieldManagerThreadEntry
+      ? new FieldManagerThread(fieldManagerThreadEntry)
+      : undefined;
     this.handler = new ResourceHandler({
       store: options.store,
+      fieldManagerThread: this.fieldManagerThread,
       patchSchemaFor: options.patchSchemaFor,
       watch: options.watch,
       podLogs: podLogsHandler({
@@ -625,6 +637,7 @@ export class ApiServer {
 
   stop(): void {
     this.metricsScraper?.stop();
+    this.fieldManagerThread?.stop();
     this.tunnels.closeAll();
     this.policy.stop();
     this.nodeGraph.stop();

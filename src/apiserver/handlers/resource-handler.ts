@@ -9,6 +9,7 @@ import {
 } from '../../api/selectors/index.js';
 import { SelectorError } from '../../api/selectors/selector-error.js';
 import type { Store } from '../../storage/index.js';
+import type { FieldManagerThread } from '../apply/field-manager-thread.js';
 import {
   checkPatchBody,
   type FieldValidationOptionsKind,
@@ -51,6 +52,11 @@ import {
   updateManager,
 } from './apply-patch.js';
 import { listBodyText } from './list-body.js';
+import {
+  createManagedFieldsUpdater,
+  OFF_THREAD_BODY_BYTES,
+  storedSizeMeasure,
+} from './managed-fields-off-thread.js';
 import { isPodConnectSubresource, type PodConnectHandler } from './pod-connect.js';
 import type { PodEvictionHandler } from './pod-eviction.js';
 import type { ProxyHandler } from './proxy-forward.js';
@@ -73,6 +79,8 @@ export interface ResourceHandlerDeps {
   /** pods/proxy and services/proxy: forward to the pod, or a ready endpoint (pod-proxy.ts, service-proxy.ts). */
   podProxy?: ProxyHandler;
   serviceProxy?: ProxyHandler;
+  /** Where a big create's field manager Update runs, off the event loop (none: on it). */
+  fieldManagerThread?: FieldManagerThread;
 }
 
 /** Serves the REST verbs of one resource and its subresources. */
@@ -149,7 +157,7 @@ export class ResourceHandler {
         // Bindings and evictions have no Table convertor: only the object itself is served.
         if (sub === 'binding' || sub === 'eviction') negotiateObjectOnly(ctx.headers.accept);
         checkWriteOptions(ctx.query, 'CreateOptions');
-        const { body, warnings } = await this.readChecked(ctx, resources, sub, 'CreateOptions');
+        const { body, warnings, bytes } = await this.readChecked(ctx, resources, sub, 'CreateOptions');
         if (sub === 'binding') return this.bind(ctx, resources, namespace, request.name, body, dryRun);
         if (sub === 'eviction' && this.deps.podEviction) {
           this.checkNamespace(body, namespace);
@@ -163,7 +171,9 @@ export class ResourceHandler {
           dryRun,
           user: ctx.user,
           warnings,
-          manageFields: managedFieldsUpdater(resources, '', manager),
+          manageFields: createManagedFieldsUpdater(resources, manager, bytes, this.deps.fieldManagerThread),
+          large: bytes >= OFF_THREAD_BODY_BYTES,
+          measureStoredText: storedSizeMeasure(bytes, this.deps.fieldManagerThread),
         });
         return sendJson(ctx.res, 201, created, warningHeaders(warnings));
       }
@@ -555,14 +565,14 @@ export class ResourceHandler {
     resources: ResourceStore,
     sub: string,
     optionsKind: FieldValidationOptionsKind,
-  ): Promise<{ body: KubeObject; warnings: string[] }> {
+  ): Promise<{ body: KubeObject; warnings: string[]; bytes: number }> {
     const mode = fieldValidationDirective(ctx.query.get('fieldValidation'), optionsKind);
     const kind = this.bodyKind(resources, sub);
-    const { object, json } = await readObjectBodyWithSource(ctx.req, kind);
+    const { object, json, bytes } = await readObjectBodyWithSource(ctx.req, kind);
     const texts = json ? validateFields(json, kind, mode) : [];
     if (resources.custom && sub !== 'scale')
       texts.push(...unknownFieldWarnings(resources.custom, object, mode));
-    return { body: object, warnings: texts };
+    return { body: object, warnings: texts, bytes };
   }
 
   /** The kind a body of this endpoint decodes to (protobuf bodies name theirs, or take this one). */

@@ -110,6 +110,8 @@ export interface ObjectBody {
   readonly object: JsonObject;
   /** The bytes as sent, when they were JSON (field validation scans them). */
   readonly json?: Buffer;
+  /** The body's length in bytes as sent. */
+  readonly bytes: number;
 }
 
 /** Like readObjectBody, and keeps a JSON body's bytes for strict field validation. */
@@ -119,11 +121,12 @@ export async function readObjectBodyWithSource(
   options: { optional?: boolean } = {},
 ): Promise<ObjectBody> {
   const body = await readBody(req);
-  if (options.optional && body.length === 0) return { object: {} };
+  const bytes = body.length;
+  if (options.optional && bytes === 0) return { object: {}, bytes };
   const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   if (contentType === 'application/json' || contentType === '')
-    return { object: decodedObjectMeta(parseJsonObject(body, expected), expected), json: body };
-  return { object: decodedObjectMeta(await decodeOther(body, contentType, expected), expected) };
+    return { object: decodedObjectMeta(parseJsonObject(body, expected), expected), json: body, bytes };
+  return { object: decodedObjectMeta(await decodeOther(body, contentType, expected), expected), bytes };
 }
 
 /**

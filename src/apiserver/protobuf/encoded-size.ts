@@ -24,6 +24,15 @@ export function protobufEncodedSize(apiVersion: string, kind: string, object: un
   return ENVELOPE_BYTES + lengthField(1, typeMeta) + lengthField(2, raw);
 }
 
+/**
+ * The storage encoding's size of an object given as its stored JSON text: the protobuf size for
+ * built-in kinds, else the text's own length (custom resources are stored as JSON).
+ */
+export function storedTextEncodedSize(text: string): number {
+  const stored = JSON.parse(text) as { apiVersion?: string; kind?: string };
+  return protobufEncodedSize(stored.apiVersion ?? '', stored.kind ?? '', stored) ?? Buffer.byteLength(text);
+}
+
 function varintSize(value: number): number {
   let size = 1;
   let rest = Math.floor(Math.abs(value));

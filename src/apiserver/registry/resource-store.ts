@@ -39,11 +39,14 @@ import {
 } from './garbage-collection-policy.js';
 import { generateName, metaOf, newUid, specChanged, timestamp } from './object-meta.js';
 import { parseResourceVersion } from './resource-version.js';
-import { decodeStored, encodeForStorage, withResourceVersion } from './stored-object.js';
+import { decodeStored, encodeForStorage, storedForm, withResourceVersion } from './stored-object.js';
 import type { Strategy } from './strategy.js';
 
 /** Store events converted by a webhook, by served group/version: shared by the watchers of a version. */
 const servedEventCache = new WeakMap<WatchEvent, Map<string, Promise<WatchEvent>>>();
+
+/** Ends the task: what is queued (I/O, timers) runs before the write goes on. */
+const nextTask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** etcd's default --max-request-bytes (1.5 MiB). */
 export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
@@ -75,7 +78,18 @@ export interface WriteOptions {
    * The field manager's Update (the handler's, for the writer's fieldManager): the object to write
    * with its managedFields set, from the live object (an empty one on create) and the new one.
    */
-  readonly manageFields?: (live: KubeObject, next: KubeObject) => KubeObject;
+  readonly manageFields?: (live: KubeObject, next: KubeObject) => KubeObject | Promise<KubeObject>;
+  /**
+   * The request body was large (create): each expensive phase (defaulting, the field manager,
+   * admission, validation, storage encoding) gets a task of its own, so the event loop serves
+   * other requests (health probes first) between them rather than after the whole write.
+   */
+  readonly large?: boolean;
+  /**
+   * Measures a stored text over etcd's limit in JSON off the event loop (a create's; the field
+   * manager's thread): its storage encoding's size. When it fails the size is measured here.
+   */
+  readonly measureStoredText?: (text: string) => Promise<number>;
 }
 
 export interface UpdateOptions extends WriteOptions {
@@ -268,20 +282,38 @@ export class ResourceStore {
    * Refuses a write etcd would refuse: over 1.5 MiB (its default --max-request-bytes) in
    * kube-apiserver's storage encoding, protobuf for built-in kinds and JSON for custom resources.
    */
-  private checkStorageLimit(key: string, text: string): void {
+  private checkStorageLimit(key: string, text: string, object: KubeObject): void {
     // Protobuf is smaller than JSON for anything this large: most writes stop here.
     if (text.length + key.length <= ETCD_MAX_REQUEST_BYTES) return;
-    const stored = JSON.parse(text) as KubeObject;
+    // The object `text` was made from, measured as it is rather than parsed back from the text.
+    const stored = storedForm(this.storageForm(object));
     const encoded =
       protobufEncodedSize(stored.apiVersion ?? '', stored.kind ?? '', stored) ?? Buffer.byteLength(text);
+    if (encoded + Buffer.byteLength(key) > ETCD_MAX_REQUEST_BYTES) throw storageRequestTooLarge();
+  }
+
+  /** checkStorageLimit, with a text over the limit in JSON measured by `measure` when given. */
+  private async checkStorageLimitOf(
+    key: string,
+    text: string,
+    object: KubeObject,
+    measure: ((text: string) => Promise<number>) | undefined,
+  ): Promise<void> {
+    if (!measure || text.length + key.length <= ETCD_MAX_REQUEST_BYTES)
+      return this.checkStorageLimit(key, text, object);
+    let encoded: number;
+    try {
+      encoded = await measure(text);
+    } catch {
+      return this.checkStorageLimit(key, text, object);
+    }
     if (encoded + Buffer.byteLength(key) > ETCD_MAX_REQUEST_BYTES) throw storageRequestTooLarge();
   }
 
   /** The text to store for an object in this endpoint's version. */
   private storedText(object: KubeObject): string {
     try {
-      if (this.codec) return encodeForStorage(this.codec.toStorage(object));
-      return encodeForStorage(this.storageVersion ? convert(object, this.storageVersion) : object);
+      return encodeForStorage(this.storageForm(object));
     } catch (error) {
       // JSON.stringify recurses on V8's fixed stack, which holds a few thousand levels where Go
       // (and kube-apiserver's 10,000-level decode limit) holds more: an object this deep could
@@ -290,6 +322,12 @@ export class ResourceStore {
         throw badRequest(`the object is nested too deeply to be stored: ${error.message}`);
       throw error;
     }
+  }
+
+  /** The object in this endpoint's storage version. */
+  private storageForm(object: KubeObject): KubeObject {
+    if (this.codec) return this.codec.toStorage(object);
+    return this.storageVersion ? convert(object, this.storageVersion) : object;
   }
 
   key(namespace: string, name: string): string {
@@ -440,23 +478,29 @@ export class ResourceStore {
     const meta = metaOf(object);
     if (this.info.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
+    const pause = options.large === true;
+    if (pause) await nextTask();
     this.strategy.defaults(object);
     if (options.manageFields) {
+      if (pause) await nextTask();
       const empty: KubeObject = { apiVersion: object.apiVersion, kind: object.kind };
-      setOrDelete(meta, 'managedFields', options.manageFields(empty, object).metadata?.managedFields);
+      setOrDelete(meta, 'managedFields', (await options.manageFields(empty, object)).metadata?.managedFields);
     }
+    if (pause) await nextTask();
     const attributes = this.admissionAttributes('CREATE', object, undefined, options);
     await this.admissionChain?.admit(attributes);
     this.fillCreateMetadata(object);
     const generating = !meta.name && meta.generateName;
     if (generating) meta.name = generateName(meta.generateName!);
     await this.strategy.prepareForCreate(object, options.user);
+    if (pause) await nextTask();
     const errors = this.strategy.validateCreate(object);
     // Every upstream strategy validates ObjectMeta; a strategy here that checks no name must
     // still not store an object under an empty one.
     if (errors.length === 0 && !meta.name)
       errors.push(fieldRequired('metadata.name', 'name or generateName is required'));
     if (errors.length > 0) throw invalid(this.info.group, this.info.kind, meta.name ?? '', errors);
+    if (pause) await nextTask();
     if (options.user) this.admission?.(object, undefined, options.user);
     await this.admissionChain?.validate(attributes);
     if (this.info.namespaced) await this.checkNamespace(namespace, this.groupResource, meta.name!);
@@ -468,8 +512,11 @@ export class ResourceStore {
     for (let attempt = 1; ; attempt++) {
       try {
         const key = this.key(namespace, meta.name!);
-        const text = this.storedText(this.codec?.convertAsync ? await this.inStorageVersion(object) : object);
-        this.checkStorageLimit(key, text);
+        if (pause) await nextTask();
+        const storing = this.codec?.convertAsync ? await this.inStorageVersion(object) : object;
+        const text = this.storedText(storing);
+        if (pause) await nextTask();
+        await this.checkStorageLimitOf(key, text, storing, options.measureStoredText);
         const kv = await this.store.create(key, text);
         meta.resourceVersion = String(kv.modRevision);
         return object;
@@ -576,7 +623,8 @@ export class ResourceStore {
         await this.admissionChain.admit(attributes);
         await this.admissionChain.validate(attributes);
       }
-      const nextText = this.storedText(this.codec?.convertAsync ? await this.inStorageVersion(next) : next);
+      const storing = this.codec?.convertAsync ? await this.inStorageVersion(next) : next;
+      const nextText = this.storedText(storing);
       const unchanged = nextText === kv.value;
       if (unchanged || options.dryRun) {
         metaOf(next).resourceVersion = String(kv.modRevision);
@@ -587,7 +635,7 @@ export class ResourceStore {
           await this.store.delete(key, { expectedRevision: kv.modRevision });
           return next;
         }
-        this.checkStorageLimit(key, nextText);
+        this.checkStorageLimit(key, nextText, storing);
         const result = await this.store.update(key, nextText, {
           expectedRevision: kv.modRevision,
         });
@@ -714,7 +762,8 @@ export class ResourceStore {
       }
     }
     // The field manager runs before validation, so `managedFields: [{}]` resets rather than fails.
-    if (manageFields) setOrDelete(meta, 'managedFields', manageFields(current, next).metadata?.managedFields);
+    if (manageFields)
+      setOrDelete(meta, 'managedFields', (await manageFields(current, next)).metadata?.managedFields);
     // A binding sets spec.nodeName, which pod updates may not change: like upstream's binding
     // REST, it is not validated as an update.
     const errors = subresource === 'binding' ? [] : this.strategy.validateUpdate(next, current, subresource);
@@ -785,10 +834,11 @@ export class ResourceStore {
       else delete meta.finalizers;
       // After the finalizers: a strategy may add its own (a CRD's cleanup finalizer).
       this.strategy.markDeleting(next);
-      const nextText = this.storedText(this.codec?.convertAsync ? await this.inStorageVersion(next) : next);
+      const storing = this.codec?.convertAsync ? await this.inStorageVersion(next) : next;
+      const nextText = this.storedText(storing);
       if (nextText === kv.value || options.dryRun) return { object: next, deleted: false };
       try {
-        this.checkStorageLimit(key, nextText);
+        this.checkStorageLimit(key, nextText, storing);
         const result = await this.store.update(key, nextText, {
           expectedRevision: kv.modRevision,
         });

