@@ -358,61 +358,50 @@ export class HorizontalController {
         error: outer,
       };
     };
-    if (spec.type === 'Resource' && spec.resource !== undefined) {
-      const source = spec.resource;
+    // A whole pod's resource or one container's: the same proposal, named and reported apart.
+    const source =
+      spec.type === 'Resource'
+        ? spec.resource
+        : spec.type === 'ContainerResource'
+          ? spec.containerResource
+          : undefined;
+    if (source !== undefined) {
+      const container = spec.type === 'ContainerResource' ? spec.containerResource?.container : undefined;
       try {
         const result = await this.resourceProposal(
           specReplicas,
           source.target,
           source.name,
           namespace,
-          '',
+          container ?? '',
           selector,
-          false,
+          container !== undefined,
         );
         return {
           ok: true,
           replicas: result.replicas,
           name: result.name,
-          status: { type: 'Resource', resource: { name: source.name, current: result.current } },
+          status:
+            container === undefined
+              ? { type: 'Resource', resource: { name: source.name, current: result.current } }
+              : {
+                  type: 'ContainerResource',
+                  containerResource: { name: source.name, container, current: result.current },
+                },
         };
       } catch (error) {
         const text = messageOf(error);
-        return failed(
-          'FailedGetResourceMetric',
-          text,
-          `failed to get ${source.name} resource metric value: ${text}`,
-        );
-      }
-    }
-    if (spec.type === 'ContainerResource' && spec.containerResource !== undefined) {
-      const source = spec.containerResource;
-      try {
-        const result = await this.resourceProposal(
-          specReplicas,
-          source.target,
-          source.name,
-          namespace,
-          source.container,
-          selector,
-          true,
-        );
-        return {
-          ok: true,
-          replicas: result.replicas,
-          name: result.name,
-          status: {
-            type: 'ContainerResource',
-            containerResource: { name: source.name, container: source.container, current: result.current },
-          },
-        };
-      } catch (error) {
-        const text = messageOf(error);
-        return failed(
-          'FailedGetContainerResourceMetric',
-          text,
-          `failed to get ${source.container} container metric value: ${text}`,
-        );
+        return container === undefined
+          ? failed(
+              'FailedGetResourceMetric',
+              text,
+              `failed to get ${source.name} resource metric value: ${text}`,
+            )
+          : failed(
+              'FailedGetContainerResourceMetric',
+              text,
+              `failed to get ${container} container metric value: ${text}`,
+            );
       }
     }
     // The custom and external metrics APIs have no server in tkube: these sources cannot be read.
