@@ -81,3 +81,14 @@ export async function waitForReadyz(options: WaitForReadyzOptions): Promise<void
     await sleep(POLL_INTERVAL_MS, undefined, { signal: options.signal });
   }
 }
+
+/**
+ * Every control plane of `up --control-planes N` ready on its own port: the balanced endpoint
+ * answers once the first is, and the supervisor starts the others after it.
+ */
+export async function waitForEachControlPlane(
+  ports: readonly number[],
+  options: Omit<WaitForReadyzOptions, 'apiPort'>,
+): Promise<void> {
+  await Promise.all(ports.map((apiPort) => waitForReadyz({ ...options, apiPort })));
+}

@@ -19,7 +19,7 @@ import { assertValidClusterName } from './name.js';
 import { waitForNodesReady } from './nodes/wait-ready.js';
 import { assertPortAvailable } from './ports.js';
 import { defaultProgressMode, failedStepOf, type ProgressMode, runSteps } from './progress.js';
-import { waitForReadyz } from './readiness.js';
+import { waitForEachControlPlane, waitForReadyz } from './readiness.js';
 import {
   type ClusterRecord,
   clusterPaths,
@@ -125,6 +125,21 @@ export async function start(name: string, options: StartOptions = {}): Promise<S
               throw await withLogTail(errorMessage(error), paths);
             }),
         },
+        ...(record.controlPlanePorts
+          ? [
+              {
+                title: `Waiting for each of the ${record.controlPlanePorts.length} control planes to be ready`,
+                run: () =>
+                  waitForEachControlPlane(record.controlPlanePorts!, {
+                    caCertificatePem: pki.ca.certificatePem,
+                    timeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+                    givenUp: controlPlane!.exited.then(describeEarlyExit),
+                  }).catch(async (error: unknown) => {
+                    throw await withLogTail(errorMessage(error), paths);
+                  }),
+              },
+            ]
+          : []),
         ...(nodes.length > 0
           ? [
               {

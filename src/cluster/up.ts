@@ -42,7 +42,7 @@ import { MAX_NODES, type PlannedNode, POD_SUBNET, planNodes, podSubnetCapacity }
 import { labelNodes, waitForNodesReady } from './nodes/wait-ready.js';
 import { assertPortAvailable, findFreePort } from './ports.js';
 import { defaultProgressMode, failedStepOf, type ProgressMode, runSteps, type Step } from './progress.js';
-import { waitForReadyz } from './readiness.js';
+import { waitForEachControlPlane, waitForReadyz } from './readiness.js';
 import {
   assertRegistryPortAvailable,
   configureNodesForRegistry,
@@ -430,6 +430,23 @@ export async function up(options: UpOptions): Promise<UpResult> {
                 throw await withLogTail(errorMessage(error), paths);
               }),
         },
+        ...(controlPlanePorts
+          ? [
+              {
+                title: `Waiting for each of the ${controlPlanes} control planes to be ready`,
+                run: () =>
+                  waitForEachControlPlane(controlPlanePorts, {
+                    caCertificatePem: pki!.ca.certificatePem,
+                    timeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+                    givenUp: controlPlane!.exited.then(describeEarlyExit),
+                    signal: options.signal,
+                  }).catch(async (error: unknown) => {
+                    if (options.signal?.aborted) throw error;
+                    throw await withLogTail(errorMessage(error), paths);
+                  }),
+              },
+            ]
+          : []),
         ...(controlPlanePorts && fakeNodes > 0
           ? [
               {

@@ -6,6 +6,7 @@
 // apiserver over the loopback socket. A thread runs this program's own entry point, which sees
 // the thread's data and calls runComponentThread instead of starting a control plane.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { workerResourceLimits } from '../api/worker-threads.js';
 import type { ClusterSettings } from '../controllers/context.js';
 import type { FakeNodesOptions } from '../providers/fake/index.js';
 import type { ComponentName, Components } from './components.js';
@@ -170,7 +171,11 @@ function startComponentThread(
   let worker: Worker;
   let restart: NodeJS.Timeout | undefined;
   const launch = (): void => {
-    worker = new Worker(entry, { workerData: data, name: `tkube-${component}` });
+    worker = new Worker(entry, {
+      workerData: data,
+      name: `tkube-${component}`,
+      resourceLimits: workerResourceLimits(),
+    });
     worker.on('message', (message: unknown) => {
       if (message === READY) markReady();
     });

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ManagedFieldsEntry } from '../../api/object.js';
+import { workerResourceLimits } from '../../api/worker-threads.js';
 import {
   FIELD_MANAGER_THREAD_DATA,
   type FieldManagerThreadRequest,
@@ -85,6 +86,7 @@ export class FieldManagerThread {
     const worker = new Worker(this.entry, {
       workerData: FIELD_MANAGER_THREAD_DATA,
       name: 'tkube-field-manager',
+      resourceLimits: workerResourceLimits(),
     });
     // Idle between big writes: it must not keep the process alive.
     worker.unref();

@@ -48,6 +48,13 @@ describe.each(BACKENDS)('tkube up --control-planes 3 on $backend', ({ name: NAME
 
     const members = (): ControlPlaneMember[] =>
       JSON.parse(readFileSync(join(cluster.env.TKUBE_HOME, 'clusters', NAME, 'control-planes.json'), 'utf8'));
+    /** The supervisor's lines about its children, to say why one is missing. */
+    const supervisorLines = (): string =>
+      readFileSync(join(cluster.env.TKUBE_HOME, 'clusters', NAME, 'logs', 'controlplane.log'), 'utf8')
+        .split('\n')
+        .filter((line) => /control plane \d|control-plane-\d\] .*(fail|error|exit)/i.test(line))
+        .slice(-20)
+        .join('\n');
     const leaseHolder = async (lease: string): Promise<string> =>
       (
         await cluster.kubectl([
@@ -85,7 +92,10 @@ describe.each(BACKENDS)('tkube up --control-planes 3 on $backend', ({ name: NAME
 
     it('runs three apiservers, one controller manager and one scheduler leading', async () => {
       const running = members();
-      expect(running.map((member) => member.apiPort)).toHaveLength(3);
+      expect(
+        running.map((member) => member.apiPort),
+        supervisorLines(),
+      ).toHaveLength(3);
       const identities = running.map((member) => member.identity);
       expect(identities).toContain(
         await eventually(

@@ -1,0 +1,19 @@
+// V8's heap limits for the control plane's worker threads (Node's Worker resourceLimits). The
+// process runs with `--max-semi-space-size=32` for the apiserver's request churn, and that flag,
+// the whole process's, overrides a Worker's own limits: every thread's young generation could grow
+// to 64 MiB too. After a burst of big objects each had (the scheduler's with 0.3 MiB in use): the
+// big-object test's peak was 550-590 MiB, 436-450 with these limits.
+import { setFlagsFromString } from 'node:v8';
+import type { ResourceLimits } from 'node:worker_threads';
+
+/** A thread's young generation: 16 MiB semi-spaces, Node's default (V8 counts three of them). */
+const WORKER_YOUNG_GENERATION_MB = 48;
+
+/**
+ * Limits for a new worker thread. Clearing the flag is read only by isolates created from now
+ * on: the main thread's heap was sized when the process started and keeps its 32 MiB.
+ */
+export function workerResourceLimits(): ResourceLimits {
+  setFlagsFromString('--max-semi-space-size=0');
+  return { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
+}
