@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import type { UserInfo } from '../apiserver/http/types.js';
 import { EventBroadcaster, type EventRecorder } from '../client/events/index.js';
-import { SharedInformerFactory } from '../client/informers/index.js';
+import { SharedInformerFactory, stripManagedFields } from '../client/informers/index.js';
 import type { Client } from '../client/types.js';
 import { clusterDnsController } from '../controllers/cluster-dns/cluster-dns-controller.js';
 import { clusterRoleAggregationController } from '../controllers/clusterrole-aggregation/clusterrole-aggregation-controller.js';
@@ -108,7 +108,9 @@ export class ControllerManager {
     private readonly settings: ClusterSettings = DEFAULT_CLUSTER_SETTINGS,
     private readonly controllers: readonly ControllerDescriptor[] = CONTROLLERS,
   ) {
-    this.informers = new SharedInformerFactory(loopback.client(MANAGER_IDENTITY, 'kube-controller-manager'));
+    this.informers = new SharedInformerFactory(loopback.client(MANAGER_IDENTITY, 'kube-controller-manager'), {
+      transform: stripManagedFields,
+    });
   }
 
   start(): void {

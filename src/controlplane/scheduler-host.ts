@@ -2,7 +2,7 @@
 // the loopback, so RBAC applies to it as to the real one, and events from `default-scheduler`.
 import { setMaxListeners } from 'node:events';
 import { EventBroadcaster } from '../client/events/index.js';
-import { SharedInformerFactory } from '../client/informers/index.js';
+import { SharedInformerFactory, stripManagedFields } from '../client/informers/index.js';
 import { createScheduler } from '../scheduler/index.js';
 import { type LeaderElectionSettings, runLeaderElected, type Stoppable } from './leader-elected.js';
 import { type LoopbackClients, SCHEDULER_IDENTITY } from './loopback.js';
@@ -15,7 +15,7 @@ export class SchedulerHost {
 
   constructor(loopback: LoopbackClients) {
     const client = loopback.client(SCHEDULER_IDENTITY, 'kube-scheduler');
-    this.informers = new SharedInformerFactory(client);
+    this.informers = new SharedInformerFactory(client, { transform: stripManagedFields });
     this.events = new EventBroadcaster(client);
   }
 

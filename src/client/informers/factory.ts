@@ -19,7 +19,7 @@ export interface InformerOptions<T extends ApiObject> {
 }
 
 export interface SharedInformerFactoryOptions
-  extends Pick<ReflectorOptions, 'backoff' | 'pageSize' | 'minWatchTimeoutSeconds' | 'log'> {
+  extends Pick<ReflectorOptions, 'backoff' | 'pageSize' | 'minWatchTimeoutSeconds' | 'log' | 'transform'> {
   /** Default resync period of every handler; 0 (default) for none. */
   readonly resyncPeriodMs?: number;
   /** Restrict every informer to one namespace. */
@@ -59,6 +59,7 @@ export class SharedInformerFactory {
         pageSize: this.options.pageSize,
         minWatchTimeoutSeconds: this.options.minWatchTimeoutSeconds,
         log: this.options.log,
+        transform: this.options.transform,
       });
       entry = { informer: informer as unknown as SharedInformer<ApiObject> };
       this.entries.set(key, entry);

@@ -25,4 +25,5 @@ export {
 } from './shared-informer.js';
 export { sleep } from './sleep.js';
 export { DeletedFinalStateUnknown, objectOf } from './tombstone.js';
+export { stripManagedFields } from './transforms.js';
 export { waitForCacheSync } from './wait-for-sync.js';

@@ -30,6 +30,8 @@ export interface ReflectorOptions {
   /** For log lines (default: the resource's plural and group). */
   readonly name?: string;
   readonly log?: (message: string) => void;
+  /** client-go's TransformFunc: applied to every listed or watched object before the store takes it. */
+  readonly transform?: (object: ApiObject) => ApiObject;
   readonly now?: () => number;
   readonly random?: () => number;
 }
@@ -106,7 +108,11 @@ export class Reflector<T extends ApiObject> {
     if (resourceVersion === '0' && result.paginated) this.paginatedResult = true;
     this.resourceVersionUnavailable = false;
     if (signal.aborted) return;
-    this.store.replace(result.items, result.resourceVersion);
+    const transform = this.options.transform;
+    this.store.replace(
+      transform ? result.items.map((item) => transform(item) as T) : result.items,
+      result.resourceVersion,
+    );
     this.lastSyncResourceVersion = result.resourceVersion;
   }
 
@@ -164,8 +170,8 @@ export class Reflector<T extends ApiObject> {
         for await (const event of stream) {
           if (signal.aborted) return;
           if (event.type === 'ERROR') throw new WatchStatusError(event.object);
-          const object = event.object;
-          if (!isJsonObject(object)) continue;
+          if (!isJsonObject(event.object)) continue;
+          const object = (this.options.transform?.(event.object) ?? event.object) as T;
           if (event.type === 'ADDED') this.store.add(object);
           else if (event.type === 'MODIFIED') this.store.update(object);
           else if (event.type === 'DELETED') this.store.delete(object);

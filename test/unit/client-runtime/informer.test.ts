@@ -7,6 +7,7 @@ import {
   SharedInformer,
   SharedInformerFactory,
   type SharedInformerOptions,
+  stripManagedFields,
 } from '../../../src/client/informers/index.js';
 import { eventually, FakeApiError, FakeClient, FakeResourceClient } from './fake-client.js';
 
@@ -114,6 +115,31 @@ describe('reflector and shared informer', () => {
     expect(cachedAtNotification).toEqual(['2']);
     expect(informer.lister.list().map((c) => c.metadata?.name)).toEqual(['a']);
     expect(informer.lastSyncResourceVersion).toBe(String(client.currentRevision));
+  });
+
+  it('stores listed and watched objects as its transform returns them (managedFields stripped)', async () => {
+    const client = new FakeResourceClient<ConfigMap>(CONFIGMAPS);
+    const managed = (object: ConfigMap): ConfigMap => ({
+      ...object,
+      metadata: { ...object.metadata, managedFields: [{ manager: 'kubectl', operation: 'Update' }] },
+    });
+    client.put(managed(configMap('listed', { v: '1' })));
+    const { informer, stop } = start(client, { ...quiet, transform: stripManagedFields });
+    stops.push(stop);
+    const { seen, handler } = recorder();
+    informer.addEventHandler(handler);
+    await informer.whenSynced();
+    await eventually(() => client.openWatches === 1);
+    client.put(managed(configMap('watched', { v: '2' })));
+    await eventually(() => seen.length === 2);
+    for (const name of ['listed', 'watched']) {
+      const cached = informer.lister.get('default', name)!;
+      expect(cached.metadata).not.toHaveProperty('managedFields');
+      expect(cached.metadata?.name).toBe(name);
+      // The client's own object keeps them: the transform copies before it drops.
+      expect(client.stored('default', name)?.metadata?.managedFields).toHaveLength(1);
+    }
+    expect(informer.lister.get('default', 'watched')?.data).toEqual({ v: '2' });
   });
 
   it('resumes a closed watch from the last version seen, without relisting', async () => {
