@@ -173,7 +173,17 @@ describe('big objects', () => {
     // load average of 30): what is asserted is that the server settles, not that it never stalls.
     const first = await readyzMs();
     await eventually(async () => ((await readyzMs()) <= 100 ? true : undefined), 15_000, 500);
-    expect(controlPlaneRssBytes()).toBeLessThanOrEqual(500 * 1024 * 1024);
+    // With the pod stored, resident memory settles at 500 MiB or below. Right after the write it
+    // may stand higher for a while: V8 returns the pages it freed from a background thread, which
+    // a loaded machine runs late (CI saw 545 MiB; 390-430 here on a quiet machine).
+    const settledRss = await eventually(
+      async () => {
+        const rss = controlPlaneRssBytes();
+        return rss <= 500 * 1024 * 1024 ? rss : undefined;
+      },
+      30_000,
+      500,
+    );
     const peakWhileStored = controlPlaneMemoryBytes('VmHWM');
     const deleted = await cluster.kubectl(['delete', 'pod', 'big', '--grace-period=0', '--force']);
     expect(deleted.exitCode, deleted.stderr).toBe(0);
@@ -192,7 +202,7 @@ describe('big objects', () => {
       500,
     );
     console.log(
-      `big objects: create ${stored.ms.toFixed(0)} ms, first /readyz ${first} ms, RSS ${(controlPlaneRssBytes() / 2 ** 20).toFixed(0)} MiB ` +
+      `big objects: create ${stored.ms.toFixed(0)} ms, first /readyz ${first} ms, RSS settled at ${(settledRss / 2 ** 20).toFixed(0)} MiB ` +
         `(peak while it was stored ${(peakWhileStored / 2 ** 20).toFixed(0)} MiB), ` +
         `state.db ${(before / 2 ** 20).toFixed(2)} → ${(grown / 2 ** 20).toFixed(2)} → ${(compacted / 2 ** 20).toFixed(2)} MiB after compaction`,
     );
