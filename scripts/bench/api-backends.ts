@@ -29,10 +29,33 @@ export interface ApiBackendFigures {
   p99Ms: number;
   /** Control-plane CPU per create (user + system), microseconds. */
   cpuMicrosPerCreate: number;
+  /** On etcd: the server's own CPU per create, its open watchers and Txn calls per create. */
+  etcd?: { cpuMicrosPerCreate: number; watchers: number; txnsPerCreate: number };
+}
+
+/** The figures of etcd's /metrics that tell where a create's time goes (issue 30). */
+interface EtcdMetrics {
+  cpuMicros: number;
+  watchers: number;
+  txns: number;
+}
+
+async function etcdMetrics(endpoint: string): Promise<EtcdMetrics> {
+  const text = await (await fetch(`${endpoint}/metrics`)).text();
+  const value = (pattern: RegExp) =>
+    text
+      .split('\n')
+      .filter((line) => pattern.test(line))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  return {
+    cpuMicros: value(/^process_cpu_seconds_total /) * 1e6,
+    watchers: value(/^etcd_debugging_mvcc_watcher_total /),
+    txns: value(/^grpc_server_handled_total\{.*grpc_method="Txn"/),
+  };
 }
 
 /** One control plane on `endpoint` (a fresh state directory): CREATES ConfigMaps, 16 in flight. */
-async function measure(endpoint: string): Promise<ApiBackendFigures> {
+async function measure(endpoint: string, etcdEndpoint?: string): Promise<ApiBackendFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-api-ds-'));
   const pki = await ensureClusterPki(join(dir, 'pki'));
   const port = await findFreePort();
@@ -55,6 +78,7 @@ async function measure(endpoint: string): Promise<ApiBackendFigures> {
       connect(`https://127.0.0.1:${port}`, credentials),
     );
     const cpuBefore = await controlPlaneCpuMicros(child.pid!);
+    const etcdBefore = etcdEndpoint === undefined ? undefined : await etcdMetrics(etcdEndpoint);
     const latencies: number[] = [];
     let next = 0;
     const started = performance.now();
@@ -85,12 +109,21 @@ async function measure(endpoint: string): Promise<ApiBackendFigures> {
     );
     const seconds = (performance.now() - started) / 1000;
     const cpu = (await controlPlaneCpuMicros(child.pid!)) - cpuBefore;
+    const etcdAfter = etcdEndpoint === undefined ? undefined : await etcdMetrics(etcdEndpoint);
     for (const session of sessions) session.close();
     return {
       createsPerSecond: CREATES / seconds,
       p50Ms: percentile(latencies, 50),
       p99Ms: percentile(latencies, 99),
       cpuMicrosPerCreate: cpu / CREATES,
+      ...(etcdBefore &&
+        etcdAfter && {
+          etcd: {
+            cpuMicrosPerCreate: (etcdAfter.cpuMicros - etcdBefore.cpuMicros) / CREATES,
+            watchers: etcdAfter.watchers,
+            txnsPerCreate: (etcdAfter.txns - etcdBefore.txns) / CREATES,
+          },
+        }),
     };
   } finally {
     child.kill('SIGKILL');
@@ -130,7 +163,7 @@ export async function compareApiBackends(): Promise<Record<string, ApiBackendFig
   else {
     const server = await startEtcd();
     try {
-      results.etcd = await measure(`etcd://${server.endpoint.slice('http://'.length)}`);
+      results.etcd = await measure(`etcd://${server.endpoint.slice('http://'.length)}`, server.endpoint);
     } finally {
       await server.stop();
     }
@@ -155,6 +188,12 @@ export async function compareApiBackends(): Promise<Record<string, ApiBackendFig
   for (const name of backends) {
     const figures = results[name];
     if (typeof figures === 'string') console.log(`${name} ${figures}`);
+  }
+  const server = results.etcd;
+  if (typeof server === 'object' && server.etcd) {
+    console.log(
+      `etcd server: ${server.etcd.cpuMicrosPerCreate.toFixed(0)} µs CPU per create, ${server.etcd.txnsPerCreate.toFixed(2)} Txn per create, ${server.etcd.watchers} watchers open (the control plane's informers and watch cache, not per create)`,
+    );
   }
   const etcd = results.etcd;
   console.log(
