@@ -19,7 +19,7 @@ import { assertValidClusterName } from './name.js';
 import { waitForNodesReady } from './nodes/wait-ready.js';
 import { assertPortAvailable } from './ports.js';
 import { defaultProgressMode, failedStepOf, type ProgressMode, runSteps } from './progress.js';
-import { waitForEachControlPlane, waitForReadyz } from './readiness.js';
+import { waitForReadyz } from './readiness.js';
 import {
   type ClusterRecord,
   clusterPaths,
@@ -36,6 +36,7 @@ import {
   DEFAULT_NODES_READY_TIMEOUT_MS,
   DEFAULT_READY_TIMEOUT_MS,
   describeEarlyExit,
+  eachControlPlaneReadyStep,
   withLogTail,
 } from './up.js';
 
@@ -127,17 +128,13 @@ export async function start(name: string, options: StartOptions = {}): Promise<S
         },
         ...(record.controlPlanePorts
           ? [
-              {
-                title: `Waiting for each of the ${record.controlPlanePorts.length} control planes to be ready`,
-                run: () =>
-                  waitForEachControlPlane(record.controlPlanePorts!, {
-                    caCertificatePem: pki.ca.certificatePem,
-                    timeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-                    givenUp: controlPlane!.exited.then(describeEarlyExit),
-                  }).catch(async (error: unknown) => {
-                    throw await withLogTail(errorMessage(error), paths);
-                  }),
-              },
+              eachControlPlaneReadyStep(
+                record.controlPlanePorts,
+                () => pki.ca.certificatePem,
+                options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+                () => controlPlane!,
+                paths,
+              ),
             ]
           : []),
         ...(nodes.length > 0

@@ -432,19 +432,14 @@ export async function up(options: UpOptions): Promise<UpResult> {
         },
         ...(controlPlanePorts
           ? [
-              {
-                title: `Waiting for each of the ${controlPlanes} control planes to be ready`,
-                run: () =>
-                  waitForEachControlPlane(controlPlanePorts, {
-                    caCertificatePem: pki!.ca.certificatePem,
-                    timeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-                    givenUp: controlPlane!.exited.then(describeEarlyExit),
-                    signal: options.signal,
-                  }).catch(async (error: unknown) => {
-                    if (options.signal?.aborted) throw error;
-                    throw await withLogTail(errorMessage(error), paths);
-                  }),
-              },
+              eachControlPlaneReadyStep(
+                controlPlanePorts,
+                () => pki!.ca.certificatePem,
+                options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+                () => controlPlane!,
+                paths,
+                options.signal,
+              ),
             ]
           : []),
         ...(controlPlanePorts && fakeNodes > 0
@@ -577,6 +572,31 @@ export function usageLines(result: UpResult, explicitKubeconfig: boolean): strin
     '',
     `kubectl cluster-info --context ${result.context}${kubeconfigFlag}`,
   ];
+}
+
+/** The step of `up` and `start` that waits for each of several control planes (`--control-planes N`). */
+export function eachControlPlaneReadyStep(
+  ports: readonly number[],
+  /** Read when the step runs, after the steps that make the PKI and start the control plane. */
+  caCertificatePem: () => string,
+  timeoutMs: number,
+  controlPlane: () => StartedControlPlane,
+  paths: ClusterPaths,
+  signal?: AbortSignal,
+): Step {
+  return {
+    title: `Waiting for each of the ${ports.length} control planes to be ready`,
+    run: () =>
+      waitForEachControlPlane(ports, {
+        caCertificatePem: caCertificatePem(),
+        timeoutMs,
+        givenUp: controlPlane().exited.then(describeEarlyExit),
+        signal,
+      }).catch(async (error: unknown) => {
+        if (signal?.aborted) throw error;
+        throw await withLogTail(errorMessage(error), paths);
+      }),
+  };
 }
 
 export function describeEarlyExit(exit: Awaited<StartedControlPlane['exited']>): string {
