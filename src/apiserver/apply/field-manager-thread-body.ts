@@ -1,9 +1,9 @@
 // The field manager's thread (no upstream counterpart: kube-apiserver runs each request on a
 // goroutine of its own, so a 50,000-item list's managedFields never hold up other requests; here
 // the apiserver shares one event loop, so a big object's field manager Update runs on this
-// thread). It runs the same FieldManager as the apiserver's thread, for built-in kinds, on the
-// first write of an object no manager tracks yet (a create): its result depends only on the
-// request.
+// thread). It runs the same FieldManager as the apiserver's thread, for built-in kinds whose
+// managedFields are all at the request's version: its result depends only on the request (the
+// live object and the new one).
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { JsonObject } from '../patch/json-value.js';
 import { storedTextEncodedSize } from '../protobuf/encoded-size.js';
@@ -13,7 +13,7 @@ import { FieldSet } from './fieldpath/set.js';
 import { sameSchemaConverter } from './merge/updater.js';
 import { builtinType } from './typed/builtin-types.js';
 
-/** What the apiserver's thread sends: one field manager Update of a new object of a built-in kind. */
+/** What the apiserver's thread sends: one field manager Update of an object of a built-in kind. */
 export interface FieldManagerThreadRequest {
   readonly id: number;
   readonly group: string;
@@ -25,6 +25,8 @@ export interface FieldManagerThreadRequest {
   readonly manager: string;
   /** The new object, as JSON text (cheaper to pass than a structured clone of a big object). */
   readonly object: string;
+  /** The live object as JSON text; none on a create (the live object is then empty). */
+  readonly live?: string;
 }
 
 /**
@@ -81,9 +83,9 @@ export function managedFieldsFor(
     });
     managers.set(key, manager);
   }
-  const empty: JsonObject = { apiVersion, kind };
+  const live: JsonObject = request.live === undefined ? { apiVersion, kind } : JSON.parse(request.live);
   const next = JSON.parse(request.object) as JsonObject;
-  const managed = manager.update(empty, next, request.manager).metadata as JsonObject | undefined;
+  const managed = manager.update(live, next, request.manager).metadata as JsonObject | undefined;
   return managed?.managedFields === undefined ? undefined : JSON.stringify(managed.managedFields);
 }
 

@@ -1,8 +1,9 @@
-// The create handler's field manager Update for a big object of a built-in kind, run on the
-// field manager's thread (apply/field-manager-thread.ts) so the event loop keeps serving other
-// requests meanwhile. Same answer as managedFieldsUpdater: the same FieldManager, and on a first
-// write (nothing tracked yet) its result depends on the object alone. Also the measure of such a
-// create's stored text when it is over etcd's limit in JSON (its protobuf size decides).
+// The field manager Update of a big object of a built-in kind (a big create, or any write of an
+// object that is big once stored: a status patch of a 15,000-env-var pod decodes and rebuilds all
+// its managedFields), run on the field manager's thread (apply/field-manager-thread.ts) so the
+// event loop keeps serving other requests meanwhile. Same answer as managedFieldsUpdater: the
+// same FieldManager on the same live and new objects. Also the measure of a big create's stored
+// text when it is over etcd's limit in JSON (its protobuf size decides).
 import type { KubeObject, ManagedFieldsEntry } from '../../api/object.js';
 import type { FieldManagerThread } from '../apply/field-manager-thread.js';
 import { builtinType } from '../apply/typed/builtin-types.js';
@@ -11,47 +12,71 @@ import { managedFieldsUpdater } from './apply-patch.js';
 import { resetFieldVersions } from './apply-versions.js';
 
 /**
- * A request body from this size on has its field manager Update run off the event loop. Below it
- * the Update takes a few milliseconds (about 25 µs per list item), less than passing the object.
+ * A request body, or a live object's stored text, from this size on has its field manager Update
+ * run off the event loop. Below it the Update takes a few milliseconds (about 25 µs per list
+ * item), less than passing the objects.
  */
 export const OFF_THREAD_BODY_BYTES = 128 * 1024;
 
-type Updater = (live: KubeObject, next: KubeObject) => KubeObject | Promise<KubeObject>;
+/** `liveBytes`: the size of the live object's stored text (none on a create). */
+type Updater = (live: KubeObject, next: KubeObject, liveBytes?: number) => KubeObject | Promise<KubeObject>;
+
+/** Whether every managedFields entry the object holds is at `apiVersion` (the thread converts none). */
+function entriesAt(object: KubeObject, apiVersion: string): boolean {
+  const entries: unknown = object.metadata?.managedFields;
+  if (entries === undefined || entries === null) return true;
+  return (
+    Array.isArray(entries) &&
+    entries.every(
+      (entry: unknown) =>
+        typeof entry === 'object' &&
+        entry !== null &&
+        (entry as ManagedFieldsEntry).apiVersion === apiVersion,
+    )
+  );
+}
 
 /**
- * The create's managedFields updater: on the thread when the body is big and the kind built-in,
- * else (and whenever the thread fails) managedFieldsUpdater's on this thread.
+ * A write's managedFields updater (create, update, non-apply patch of the main resource or its
+ * status): on the thread when the body or the live object is big and the kind built-in, else
+ * (and whenever the thread fails) managedFieldsUpdater's on this thread.
  */
-export function createManagedFieldsUpdater(
+export function offThreadManagedFieldsUpdater(
   resources: ResourceStore,
+  subresource: string,
   manager: string,
   bodyBytes: number,
   thread: FieldManagerThread | undefined,
 ): Updater | undefined {
-  const onThisThread = managedFieldsUpdater(resources, '', manager);
+  const onThisThread = managedFieldsUpdater(resources, subresource, manager);
   const { info } = resources;
-  if (!onThisThread || !thread || bodyBytes < OFF_THREAD_BODY_BYTES || resources.custom) return onThisThread;
+  if (!onThisThread || !thread || resources.custom) return onThisThread;
   if (!builtinType(info.group, info.version, info.kind)) return onThisThread;
   const apiVersion = info.group === '' ? info.version : `${info.group}/${info.version}`;
-  // fieldManagerFor's reset fields: the main resource does not track status.
-  const resetFields =
-    info.subresources.some((s) => s.name === 'status') && resetFieldVersions(resources).includes(apiVersion)
-      ? ['status']
-      : [];
-  return async (live, next) => {
-    // Managed fields sent with the object (or a live object's) take the manager's other paths.
-    if (next.metadata?.managedFields !== undefined || live.metadata?.managedFields !== undefined)
-      return onThisThread(live, next);
+  // fieldManagerFor's reset fields: the main resource does not track status, the status
+  // subresource only status.
+  const reset =
+    subresource === 'status'
+      ? 'spec'
+      : info.subresources.some((s) => s.name === 'status')
+        ? 'status'
+        : undefined;
+  const resetFields = reset && resetFieldVersions(resources).includes(apiVersion) ? [reset] : [];
+  return async (live, next, liveBytes = 0) => {
+    if (Math.max(bodyBytes, liveBytes) < OFF_THREAD_BODY_BYTES) return onThisThread(live, next);
+    // Entries recorded at another version need the version converter of this thread.
+    if (!entriesAt(live, apiVersion) || !entriesAt(next, apiVersion)) return onThisThread(live, next);
     let entries: ManagedFieldsEntry[] | undefined;
     try {
       entries = await thread.update({
         group: info.group,
         version: info.version,
         kind: info.kind,
-        subresource: '',
+        subresource,
         resetFields,
         manager,
         object: JSON.stringify(next),
+        ...(liveBytes > 0 ? { live: JSON.stringify(live) } : {}),
       });
     } catch {
       // The thread failed or stopped: the same Update here.

@@ -46,15 +46,14 @@ import {
   checkWriteOptions,
   decodeApplyBody,
   fieldManagerFor,
-  managedFieldsUpdater,
   strictApplyBodyError,
   trackedScaleWrite,
   updateManager,
 } from './apply-patch.js';
 import { listBodyText } from './list-body.js';
 import {
-  createManagedFieldsUpdater,
   OFF_THREAD_BODY_BYTES,
+  offThreadManagedFieldsUpdater,
   storedSizeMeasure,
 } from './managed-fields-off-thread.js';
 import { isPodConnectSubresource, type PodConnectHandler } from './pod-connect.js';
@@ -171,7 +170,13 @@ export class ResourceHandler {
           dryRun,
           user: ctx.user,
           warnings,
-          manageFields: createManagedFieldsUpdater(resources, manager, bytes, this.deps.fieldManagerThread),
+          manageFields: offThreadManagedFieldsUpdater(
+            resources,
+            '',
+            manager,
+            bytes,
+            this.deps.fieldManagerThread,
+          ),
           large: bytes >= OFF_THREAD_BODY_BYTES,
           measureStoredText: storedSizeMeasure(bytes, this.deps.fieldManagerThread),
         });
@@ -179,7 +184,7 @@ export class ResourceHandler {
       }
       case 'update': {
         checkWriteOptions(ctx.query, 'UpdateOptions');
-        const { body, warnings } = await this.readChecked(ctx, resources, sub, 'UpdateOptions');
+        const { body, warnings, bytes } = await this.readChecked(ctx, resources, sub, 'UpdateOptions');
         if (sub === 'scale') {
           const manager = updateManager(ctx.query, ctx.headers['user-agent']);
           return this.updateScale(ctx, resources, namespace, request.name, () => body, dryRun, { manager });
@@ -189,7 +194,13 @@ export class ResourceHandler {
         const manager = updateManager(ctx.query, ctx.headers['user-agent']);
         const { object, created } = await resources.update(namespace, request.name, body, {
           subresource: sub,
-          manageFields: managedFieldsUpdater(resources, sub, manager),
+          manageFields: offThreadManagedFieldsUpdater(
+            resources,
+            sub,
+            manager,
+            bytes,
+            this.deps.fieldManagerThread,
+          ),
           dryRun,
           user: ctx.user,
           warnings,
@@ -341,11 +352,12 @@ export class ResourceHandler {
     const body = await readBody(ctx.req);
     const texts: string[] = [];
     const gvk = this.bodyKind(resources, request.subresource);
-    const patchWith = (current: KubeObject): KubeObject => {
+    // `owned`: `current` is this request's own copy (guaranteedUpdate decodes one per attempt).
+    const patchWith = (current: KubeObject, owned = false): KubeObject => {
       let patched: unknown;
       try {
         const check = checkPatchBody(patchTypeOf(contentType, schema !== undefined), body, mode);
-        patched = applyPatch(contentType, current, body, schema);
+        patched = applyPatch(contentType, current, body, schema, owned);
         texts.splice(0, texts.length, ...validatePatchedFields(check, patched, gvk));
         if (resources.custom && request.subresource !== 'scale' && isJsonObject(patched))
           texts.push(...unknownFieldWarnings(resources.custom, patched as KubeObject, mode));
@@ -365,16 +377,19 @@ export class ResourceHandler {
       namespace,
       request.name,
       (current) => {
-        const patched = patchWith(current);
+        const patched = patchWith(current, true);
         // A resourceVersion in the patch pins the update to that version.
         return patched;
       },
       {
         subresource: request.subresource,
-        manageFields: managedFieldsUpdater(
+        // The patch is small; the live object's size decides where its field manager runs.
+        manageFields: offThreadManagedFieldsUpdater(
           resources,
           request.subresource,
           updateManager(ctx.query, ctx.headers['user-agent']),
+          0,
+          this.deps.fieldManagerThread,
         ),
         dryRun,
         expectedVersion: pinnedVersion(body),

@@ -59,7 +59,9 @@ export function patchTypeOf(contentType: string | undefined, strategic: boolean)
 
 /**
  * Applies a PATCH request body to the current object `doc` and returns the patched object
- * (`doc` is not modified). `schema` describes a built-in type and enables strategic merge patch.
+ * (`doc` is not modified unless `consumeDoc`: the caller's own copy, patched in place rather than
+ * copied again, which takes a big object's patch tens of ms). `schema` describes a built-in type
+ * and enables strategic merge patch.
  * Throws PatchError carrying the status, reason and message kube-apiserver answers with.
  * The result still has to be decoded and validated like an update; like Kubernetes, a merge
  * patch whose body is a JSON array yields that array.
@@ -69,15 +71,16 @@ export function applyPatch(
   doc: unknown,
   patchBody: string | Uint8Array,
   schema?: PatchSchema,
+  consumeDoc = false,
 ): JsonValue {
   const patchType = patchTypeOf(contentType, schema !== undefined);
   switch (patchType) {
     case JSON_PATCH:
-      return applyJsonPatch(doc, decode(patchBody));
+      return applyJsonPatch(doc, decode(patchBody), consumeDoc);
     case MERGE_PATCH:
-      return applyMergePatch(doc, decodeMergePatch(patchBody));
+      return applyMergePatch(doc, decodeMergePatch(patchBody), consumeDoc);
     case STRATEGIC_MERGE_PATCH:
-      return applyStrategicMergePatch(doc, decode(patchBody), schema!);
+      return applyStrategicMergePatch(doc, decode(patchBody), schema!, consumeDoc);
   }
 }
 

@@ -25,10 +25,10 @@ const invalidIndex = 'invalid index referenced';
 
 /**
  * Applies an RFC 6902 patch (already decoded from JSON) to `doc` and returns the new document;
- * `doc` is not modified. Throws PatchError: 400 when the patch is not a list of operations, 413
+ * `doc` is not modified (it is, when `consumeDoc`: the caller's own copy). Throws PatchError: 400 when the patch is not a list of operations, 413
  * past MAX_JSON_PATCH_OPERATIONS, 422 when an operation does not apply.
  */
-export function applyJsonPatch(doc: unknown, patch: unknown): JsonValue {
+export function applyJsonPatch(doc: unknown, patch: unknown, consumeDoc = false): JsonValue {
   const operations = decodeOperations(patch);
   if (operations.length > MAX_JSON_PATCH_OPERATIONS) {
     throw requestEntityTooLarge(
@@ -38,7 +38,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown): JsonValue {
   if (!isJsonObject(doc) && !Array.isArray(doc)) {
     throw unprocessable(goUnmarshalTypeError(doc as JsonValue, 'jsonpatch.partialDoc'));
   }
-  const state = { root: structuredClone(doc) as Container, copiedBytes: 0 };
+  const state = { root: (consumeDoc ? doc : structuredClone(doc)) as Container, copiedBytes: 0 };
   try {
     for (const operation of operations) applyOperation(state, operation);
   } catch (error) {

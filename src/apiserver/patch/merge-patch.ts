@@ -13,11 +13,14 @@ import {
 // whole (the target had no object there), the library also drops null members of objects inside
 // it, including objects nested in arrays.
 
-/** Applies `patch` to `doc` and returns the result; neither argument is modified. */
-export function applyMergePatch(doc: unknown, patch: unknown): JsonValue {
+/**
+ * Applies `patch` to `doc` and returns the result; neither argument is modified (`doc` is, when
+ * `consumeDoc`: the caller's own copy).
+ */
+export function applyMergePatch(doc: unknown, patch: unknown, consumeDoc = false): JsonValue {
   const patchValue = structuredClone(patch ?? null) as JsonValue;
   if (!isJsonObject(patchValue)) return pruneNulls(patchValue);
-  const target = isJsonObject(doc) ? (structuredClone(doc) as JsonObject) : {};
+  const target = isJsonObject(doc) ? ((consumeDoc ? doc : structuredClone(doc)) as JsonObject) : {};
   mergeInto(target, patchValue);
   return target;
 }

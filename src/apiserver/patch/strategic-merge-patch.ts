@@ -42,15 +42,21 @@ export const DELETE_FROM_PRIMITIVE_LIST_PREFIX = '$deleteFromPrimitiveList';
 
 /**
  * Applies a strategic merge patch (already decoded) to `doc` for a type described by `schema`
- * and returns the result; neither argument is modified. Throws PatchError with the status
- * kube-apiserver answers.
+ * and returns the result; neither argument is modified (`doc` is, when `consumeDoc`: the caller's
+ * own copy). Throws PatchError with the status kube-apiserver answers.
  */
-export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: PatchSchema): JsonObject {
-  if (patch === null) return structuredClone(isJsonObject(doc) ? doc : {});
+export function applyStrategicMergePatch(
+  doc: unknown,
+  patch: unknown,
+  schema: PatchSchema,
+  consumeDoc = false,
+): JsonObject {
+  const own = <T>(value: T): T => (consumeDoc ? value : structuredClone(value));
+  if (patch === null) return own(isJsonObject(doc) ? doc : {});
   if (!isJsonObject(patch))
     throw badRequest(goUnmarshalTypeError(patch as JsonValue, 'map[string]interface {}'));
   if (!isJsonObject(doc)) throw badRequest('invalid JSON document');
-  return mergeMap(structuredClone(doc), structuredClone(patch), structContext(schema));
+  return mergeMap(own(doc), structuredClone(patch), structContext(schema));
 }
 
 function mergeMap(original: JsonObject, patch: JsonObject, context: SchemaContext): JsonObject {

@@ -52,6 +52,13 @@ const nextTask = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
 
 /**
+ * A stored object from this size on (its text) is updated in several tasks: decoding, the
+ * request's change (a patch), the field manager, admission and encoding each take tens of ms for a
+ * 15,000-env-var pod, and the event loop serves other requests (health probes first) between them.
+ */
+const LARGE_STORED_TEXT_BYTES = 128 * 1024;
+
+/**
  * How a resource whose stored form differs from its served form is read and written, beyond the
  * built-in conversions: custom resources (apiVersion rewritten to the served or storage version,
  * schema defaults applied on every read).
@@ -76,9 +83,14 @@ export interface WriteOptions {
   readonly warnings?: string[];
   /**
    * The field manager's Update (the handler's, for the writer's fieldManager): the object to write
-   * with its managedFields set, from the live object (an empty one on create) and the new one.
+   * with its managedFields set, from the live object (an empty one on create) and the new one;
+   * `liveBytes` is the size of the live object's stored text (none on create).
    */
-  readonly manageFields?: (live: KubeObject, next: KubeObject) => KubeObject | Promise<KubeObject>;
+  readonly manageFields?: (
+    live: KubeObject,
+    next: KubeObject,
+    liveBytes?: number,
+  ) => KubeObject | Promise<KubeObject>;
   /**
    * The request body was large (create): each expensive phase (defaulting, the field manager,
    * admission, validation, storage encoding) gets a task of its own, so the event loop serves
@@ -601,14 +613,19 @@ export class ResourceStore {
       const kv = await this.store.get(key);
       if (!kv) throw notFound(this.groupResource, name);
       const served = this.codec?.convertAsync ? await this.servedValue(kv.value) : kv.value;
+      const pause = kv.value.length >= LARGE_STORED_TEXT_BYTES;
       const current = this.servedObject(served, kv.modRevision);
       const pinned = options.expectedVersion !== undefined && options.expectedVersion !== '';
       if (pinned && options.expectedVersion !== String(kv.modRevision)) {
         throw conflict(this.groupResource, name, OPTIMISTIC_LOCK_MESSAGE);
       }
+      if (pause) await nextTask();
       // A second decode is the caller's copy: parsing the text again costs less than half of a
       // structuredClone of the parsed object.
-      const desired = await mutate(this.servedObject(served, kv.modRevision));
+      const copy = this.servedObject(served, kv.modRevision);
+      if (pause) await nextTask();
+      const desired = await mutate(copy);
+      if (pause) await nextTask();
       if (unconditional.has(desired)) delete metaOf(desired).resourceVersion;
       if (this.checkResourceVersion(desired, name, kv.modRevision)) unconditional.add(desired);
       const next = await this.prepareUpdate(
@@ -616,7 +633,9 @@ export class ResourceStore {
         current,
         options.subresource ?? '',
         options.manageFields,
+        kv.value.length,
       );
+      if (pause) await nextTask();
       if (options.user) this.admission?.(next, current, options.user);
       if (this.admissionChain) {
         const attributes = this.admissionAttributes('UPDATE', next, current, options);
@@ -624,6 +643,7 @@ export class ResourceStore {
         await this.admissionChain.validate(attributes);
       }
       const storing = this.codec?.convertAsync ? await this.inStorageVersion(next) : next;
+      if (pause) await nextTask();
       const nextText = this.storedText(storing);
       const unchanged = nextText === kv.value;
       if (unchanged || options.dryRun) {
@@ -691,6 +711,8 @@ export class ResourceStore {
     current: KubeObject,
     subresource: string,
     manageFields?: WriteOptions['manageFields'],
+    /** The size of the current object's stored text. */
+    currentBytes = 0,
   ): Promise<KubeObject> {
     const next = desired;
     // A binding's object is the stored pod with spec.nodeName and one condition set by the
@@ -763,7 +785,11 @@ export class ResourceStore {
     }
     // The field manager runs before validation, so `managedFields: [{}]` resets rather than fails.
     if (manageFields)
-      setOrDelete(meta, 'managedFields', (await manageFields(current, next)).metadata?.managedFields);
+      setOrDelete(
+        meta,
+        'managedFields',
+        (await manageFields(current, next, currentBytes)).metadata?.managedFields,
+      );
     // A binding sets spec.nodeName, which pod updates may not change: like upstream's binding
     // REST, it is not validated as an update.
     const errors = subresource === 'binding' ? [] : this.strategy.validateUpdate(next, current, subresource);

@@ -1,7 +1,8 @@
-// The field manager's thread (apply/field-manager-thread-body.ts) and the create handler's updater
+// The field manager's thread (apply/field-manager-thread-body.ts) and the write handlers' updater
 // that uses it (handlers/managed-fields-off-thread.ts): on a real ApiServer, the thread's answer
-// for a big new object equals the apiserver-thread FieldManager's, reset fields included, and a
-// thread that fails or is given managed fields leaves the Update to the apiserver's thread.
+// for a big new object, and for a status write of a big live one, equals the apiserver-thread
+// FieldManager's, reset fields included; a thread that fails, small objects, and managed fields
+// at another version leave the Update to the apiserver's thread.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject, ManagedFieldsEntry } from '../../../../src/api/object.js';
 import type { FieldManager } from '../../../../src/apiserver/apply/field-manager.js';
@@ -12,8 +13,8 @@ import {
 } from '../../../../src/apiserver/apply/field-manager-thread-body.js';
 import { managedFieldsUpdater } from '../../../../src/apiserver/handlers/apply-patch.js';
 import {
-  createManagedFieldsUpdater,
   OFF_THREAD_BODY_BYTES,
+  offThreadManagedFieldsUpdater,
 } from '../../../../src/apiserver/handlers/managed-fields-off-thread.js';
 import { startTestApi, type TestApi } from '../../node-authorizer/support.js';
 
@@ -88,8 +89,9 @@ describe('the field manager thread', () => {
     async (resource, group, make) => {
       const resources = api.resources(group, resource);
       const requests: Omit<FieldManagerThreadRequest, 'id'>[] = [];
-      const offThread = createManagedFieldsUpdater(
+      const offThread = offThreadManagedFieldsUpdater(
         resources,
+        '',
         'kubectl-create',
         OFF_THREAD_BODY_BYTES,
         inProcessThread(requests),
@@ -110,12 +112,56 @@ describe('the field manager thread', () => {
     },
   );
 
-  it('leaves small bodies, sent managed fields and a failed thread to the apiserver thread', async () => {
+  it('answers a status write of a big live pod (a small patch) as the apiserver thread does', async () => {
+    const pods = api.resources('', 'pods');
+    const requests: Omit<FieldManagerThreadRequest, 'id'>[] = [];
+    const empty: KubeObject = { apiVersion: 'v1', kind: 'Pod' };
+    const create = managedFieldsUpdater(pods, '', 'kubectl-create')!;
+    const live = create(empty, bigPod());
+    const liveBytes = JSON.stringify(live).length;
+    expect(liveBytes).toBeGreaterThanOrEqual(OFF_THREAD_BODY_BYTES);
+    const withCondition = (): KubeObject => {
+      const next = structuredClone(live);
+      next.status = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False' }] };
+      return next;
+    };
+    const here = managedFieldsUpdater(pods, 'status', 'kube-scheduler')!;
+    const offThread = offThreadManagedFieldsUpdater(
+      pods,
+      'status',
+      'kube-scheduler',
+      0,
+      inProcessThread(requests),
+    )!;
+    const viaThread = await offThread(structuredClone(live), withCondition(), liveBytes);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.resetFields).toEqual(['spec']);
+    expect(requests[0]!.live).toBeDefined();
+    const entries = viaThread.metadata?.managedFields;
+    expect(entries?.map((entry) => [entry.manager, entry.subresource ?? ''])).toEqual([
+      ['kube-scheduler', 'status'],
+      ['kubectl-create', ''],
+    ]);
+    expect(timeless(entries)).toEqual(
+      timeless(here(structuredClone(live), withCondition()).metadata?.managedFields),
+    );
+    // The same write of a small live object stays here.
+    await offThread(structuredClone(live), withCondition(), OFF_THREAD_BODY_BYTES - 1);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('leaves small bodies, entries at another version and a failed thread to the apiserver thread', async () => {
     const pods = api.resources('', 'pods');
     const requests: Omit<FieldManagerThreadRequest, 'id'>[] = [];
     const thread = inProcessThread(requests);
     const empty: KubeObject = { apiVersion: 'v1', kind: 'Pod' };
-    const small = createManagedFieldsUpdater(pods, 'kubectl-create', OFF_THREAD_BODY_BYTES - 1, thread)!;
+    const small = offThreadManagedFieldsUpdater(
+      pods,
+      '',
+      'kubectl-create',
+      OFF_THREAD_BODY_BYTES - 1,
+      thread,
+    )!;
     expect((await small(empty, bigPod())).metadata?.managedFields).toHaveLength(1);
     const withSent = (): KubeObject => {
       const pod = bigPod();
@@ -131,12 +177,28 @@ describe('the field manager thread', () => {
       return pod;
     };
     const here = managedFieldsUpdater(pods, '', 'kubectl-create')!;
-    const big = createManagedFieldsUpdater(pods, 'kubectl-create', OFF_THREAD_BODY_BYTES, thread)!;
+    const big = offThreadManagedFieldsUpdater(pods, '', 'kubectl-create', OFF_THREAD_BODY_BYTES, thread)!;
     expect(timeless((await big(empty, withSent())).metadata?.managedFields)).toEqual(
       timeless(here(empty, withSent()).metadata?.managedFields),
     );
-    expect(requests).toHaveLength(0);
-    const failed = createManagedFieldsUpdater(pods, 'kubectl-create', OFF_THREAD_BODY_BYTES, failingThread)!;
+    expect(requests).toHaveLength(1);
+    // An entry recorded at another version needs this thread's version converter.
+    const atOtherVersion = (): KubeObject => {
+      const pod = withSent();
+      pod.metadata!.managedFields![0]!.apiVersion = 'v2';
+      return pod;
+    };
+    expect(timeless((await big(empty, atOtherVersion())).metadata?.managedFields)).toEqual(
+      timeless(here(empty, atOtherVersion()).metadata?.managedFields),
+    );
+    expect(requests).toHaveLength(1);
+    const failed = offThreadManagedFieldsUpdater(
+      pods,
+      '',
+      'kubectl-create',
+      OFF_THREAD_BODY_BYTES,
+      failingThread,
+    )!;
     expect(timeless((await failed(empty, bigPod())).metadata?.managedFields)).toEqual(
       timeless(here(empty, bigPod()).metadata?.managedFields),
     );
