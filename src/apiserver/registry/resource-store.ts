@@ -1,3 +1,4 @@
+import { releaseHeapSoon } from '../../api/heap-release.js';
 import type { KubeObject } from '../../api/object.js';
 import type { ResourceInfo } from '../../api/resources/types.js';
 import { fieldForbidden, fieldInvalid, fieldRequired, GoRendered } from '../../api/selectors/field-errors.js';
@@ -485,6 +486,19 @@ export class ResourceStore {
   // ---- writes --------------------------------------------------------------------------
 
   async create(namespace: string, object: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
+    if (options.large !== true) return this.createObject(namespace, object, options);
+    try {
+      return await this.createObject(namespace, object, options);
+    } finally {
+      releaseHeapSoon();
+    }
+  }
+
+  private async createObject(
+    namespace: string,
+    object: KubeObject,
+    options: WriteOptions,
+  ): Promise<KubeObject> {
     this.checkDecodable(object);
     pruneUnknownFields(object, this.info);
     const meta = metaOf(object);
@@ -609,66 +623,73 @@ export class ResourceStore {
     // Objects given the current version because they named none: a retry gives them the new one
     // (mutate may hand back the same object, as an update's request body).
     const unconditional = new WeakSet<KubeObject>();
-    for (let attempt = 0; ; attempt++) {
-      const kv = await this.store.get(key);
-      if (!kv) throw notFound(this.groupResource, name);
-      const served = this.codec?.convertAsync ? await this.servedValue(kv.value) : kv.value;
-      const pause = kv.value.length >= LARGE_STORED_TEXT_BYTES;
-      const current = this.servedObject(served, kv.modRevision);
-      const pinned = options.expectedVersion !== undefined && options.expectedVersion !== '';
-      if (pinned && options.expectedVersion !== String(kv.modRevision)) {
-        throw conflict(this.groupResource, name, OPTIMISTIC_LOCK_MESSAGE);
-      }
-      if (pause) await nextTask();
-      // A second decode is the caller's copy: parsing the text again costs less than half of a
-      // structuredClone of the parsed object.
-      const copy = this.servedObject(served, kv.modRevision);
-      if (pause) await nextTask();
-      const desired = await mutate(copy);
-      if (pause) await nextTask();
-      if (unconditional.has(desired)) delete metaOf(desired).resourceVersion;
-      if (this.checkResourceVersion(desired, name, kv.modRevision)) unconditional.add(desired);
-      const next = await this.prepareUpdate(
-        desired,
-        current,
-        options.subresource ?? '',
-        options.manageFields,
-        kv.value.length,
-      );
-      if (pause) await nextTask();
-      if (options.user) this.admission?.(next, current, options.user);
-      if (this.admissionChain) {
-        const attributes = this.admissionAttributes('UPDATE', next, current, options);
-        await this.admissionChain.admit(attributes);
-        await this.admissionChain.validate(attributes);
-      }
-      const storing = this.codec?.convertAsync ? await this.inStorageVersion(next) : next;
-      if (pause) await nextTask();
-      const nextText = this.storedText(storing);
-      const unchanged = nextText === kv.value;
-      if (unchanged || options.dryRun) {
-        metaOf(next).resourceVersion = String(kv.modRevision);
-        return next;
-      }
-      try {
-        if (this.finalizersDone(next)) {
-          await this.store.delete(key, { expectedRevision: kv.modRevision });
-          return next;
-        }
-        this.checkStorageLimit(key, nextText, storing);
-        const result = await this.store.update(key, nextText, {
-          expectedRevision: kv.modRevision,
-        });
-        metaOf(next).resourceVersion = String(result.current.modRevision);
-        return next;
-      } catch (error) {
-        // Deleted since it was read: NotFound, as etcd3's GuaranteedUpdate finds on its re-read.
-        if (error instanceof KeyNotFoundError) throw notFound(this.groupResource, name);
-        if (!(error instanceof ConflictError)) throw error;
-        if (pinned || attempt >= MAX_CONFLICT_RETRIES) {
+    // A big object's write ends with its heap given back (releaseHeapSoon).
+    let large = false;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const kv = await this.store.get(key);
+        if (!kv) throw notFound(this.groupResource, name);
+        const served = this.codec?.convertAsync ? await this.servedValue(kv.value) : kv.value;
+        const pause = kv.value.length >= LARGE_STORED_TEXT_BYTES;
+        large ||= pause;
+        const current = this.servedObject(served, kv.modRevision);
+        const pinned = options.expectedVersion !== undefined && options.expectedVersion !== '';
+        if (pinned && options.expectedVersion !== String(kv.modRevision)) {
           throw conflict(this.groupResource, name, OPTIMISTIC_LOCK_MESSAGE);
         }
+        if (pause) await nextTask();
+        // A second decode is the caller's copy: parsing the text again costs less than half of a
+        // structuredClone of the parsed object.
+        const copy = this.servedObject(served, kv.modRevision);
+        if (pause) await nextTask();
+        const desired = await mutate(copy);
+        if (pause) await nextTask();
+        if (unconditional.has(desired)) delete metaOf(desired).resourceVersion;
+        if (this.checkResourceVersion(desired, name, kv.modRevision)) unconditional.add(desired);
+        const next = await this.prepareUpdate(
+          desired,
+          current,
+          options.subresource ?? '',
+          options.manageFields,
+          kv.value.length,
+        );
+        if (pause) await nextTask();
+        if (options.user) this.admission?.(next, current, options.user);
+        if (this.admissionChain) {
+          const attributes = this.admissionAttributes('UPDATE', next, current, options);
+          await this.admissionChain.admit(attributes);
+          await this.admissionChain.validate(attributes);
+        }
+        const storing = this.codec?.convertAsync ? await this.inStorageVersion(next) : next;
+        if (pause) await nextTask();
+        const nextText = this.storedText(storing);
+        const unchanged = nextText === kv.value;
+        if (unchanged || options.dryRun) {
+          metaOf(next).resourceVersion = String(kv.modRevision);
+          return next;
+        }
+        try {
+          if (this.finalizersDone(next)) {
+            await this.store.delete(key, { expectedRevision: kv.modRevision });
+            return next;
+          }
+          this.checkStorageLimit(key, nextText, storing);
+          const result = await this.store.update(key, nextText, {
+            expectedRevision: kv.modRevision,
+          });
+          metaOf(next).resourceVersion = String(result.current.modRevision);
+          return next;
+        } catch (error) {
+          // Deleted since it was read: NotFound, as etcd3's GuaranteedUpdate finds on its re-read.
+          if (error instanceof KeyNotFoundError) throw notFound(this.groupResource, name);
+          if (!(error instanceof ConflictError)) throw error;
+          if (pinned || attempt >= MAX_CONFLICT_RETRIES) {
+            throw conflict(this.groupResource, name, OPTIMISTIC_LOCK_MESSAGE);
+          }
+        }
       }
+    } finally {
+      if (large) releaseHeapSoon();
     }
   }
 
