@@ -9,17 +9,25 @@ type Collect = (options: { type: 'major'; execution: 'async' }) => Promise<void>
 
 /** How long after the last big write the collection runs: its response and watch events are sent by then. */
 const AFTER_MS = 500;
+/**
+ * At most one collection in this long: a controller rewriting a big object every second should
+ * not cost a full collection each time (V8's own schedule is right for steady work).
+ */
+const MIN_INTERVAL_MS = 5_000;
 
 let timer: NodeJS.Timeout | undefined;
+let lastCollected = Number.NEGATIVE_INFINITY;
 
 /** Asks for a major collection of this thread's heap shortly (once for a burst of calls). */
 export function releaseHeapSoon(): void {
   const collect = (globalThis as { gc?: Collect }).gc;
   if (collect === undefined) return;
   clearTimeout(timer);
+  const delay = Math.max(AFTER_MS, lastCollected + MIN_INTERVAL_MS - performance.now());
   timer = setTimeout(() => {
     timer = undefined;
+    lastCollected = performance.now();
     // Asynchronous: V8 runs it as a task of its own rather than inside this one.
     void collect({ type: 'major', execution: 'async' });
-  }, AFTER_MS).unref();
+  }, delay).unref();
 }
