@@ -41,9 +41,10 @@ const EXIT_POLL_INTERVAL_MS = 50;
 /**
  * V8 flags of the control plane process. A 32 MiB young generation (Node's default is 16) halves
  * the scavenges that every request's short-lived JSON causes: measured 10-15 % more creates/s
- * and 10 % less CPU per create (bench:api); 64 MiB gained nothing more.
+ * and 10 % less CPU per create (bench:api); 64 MiB gained nothing more. `--expose-gc` for the one
+ * collection once start-up has settled (controlplane/settled-gc.ts).
  */
-export const CONTROL_PLANE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
+export const CONTROL_PLANE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32', '--expose-gc'];
 
 /**
  * glibc malloc settings of the control plane process (variables it reads at start; the user's own
