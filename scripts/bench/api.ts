@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { builtinControlPlaneCommand } from '../../src/cluster/controlplane-process.js';
+import {
+  builtinControlPlaneCommand,
+  controlPlaneEnvironment,
+} from '../../src/cluster/controlplane-process.js';
 import { findFreePort } from '../../src/cluster/ports.js';
 import { probeReadyz } from '../../src/cluster/readiness.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
@@ -50,7 +53,7 @@ async function startControlPlane(ca: string): Promise<StartedControlPlane> {
   const child = spawn(
     controlPlane.file,
     [...controlPlane.args, '--state-dir', dir, '--api-port', String(port)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { env: controlPlaneEnvironment(), stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let output = '';
   let exited = false;

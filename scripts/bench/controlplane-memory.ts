@@ -3,13 +3,14 @@
 // as `tkube up` does (same node flags), lets it idle, and prints its resident memory: total, anonymous
 // (heaps, malloc) and file-backed (the node binary, mapped code). Variants run alternately, each with
 // its own environment (BENCH_MEMORY_VARIANTS='name=ENV=VALUE,ENV2=VALUE;name2=...'), so a knob such as
-// MALLOC_ARENA_MAX is measured against the plain start in the same run.
+// MALLOC_ARENA_MAX is measured against the plain start in the same run. Every variant gets the
+// control plane's malloc settings as `tkube up` passes them; `ENV=` (empty) in a variant unsets one.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONTROL_PLANE_NODE_FLAGS } from '../../src/cluster/controlplane-process.js';
+import { CONTROL_PLANE_NODE_FLAGS, controlPlaneEnvironment } from '../../src/cluster/controlplane-process.js';
 import { percentile, printTable } from './report.js';
 
 const ROUNDS = Number(process.env.BENCH_MEMORY_ROUNDS ?? 3);
@@ -65,8 +66,10 @@ async function measure(variant: Variant): Promise<Memory> {
   const flags = nodeFlags === undefined ? CONTROL_PLANE_NODE_FLAGS : nodeFlags.split(' ').filter(Boolean);
   const args = [...flags, bundle, '--state-dir', stateDir, '--api-port', '0'];
   if (FAKE_NODES > 0) args.push('--fake-nodes', String(FAKE_NODES));
+  const childEnv = { ...controlPlaneEnvironment(process.env), ...env };
+  for (const [key, value] of Object.entries(env)) if (value === '') delete childEnv[key];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {

@@ -13,6 +13,7 @@ import type { Client } from '../../src/client/types.js';
 import {
   builtinControlPlaneCommand,
   type ControlPlaneCommand,
+  controlPlaneEnvironment,
 } from '../../src/cluster/controlplane-process.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
 
@@ -41,7 +42,8 @@ export async function startFakeCluster(
   const child: ChildProcess = spawn(
     controlPlane.file,
     [...controlPlane.args, '--state-dir', dir, '--api-port', '0', '--fake-nodes', String(fakeNodes)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    // The environment `tkube up` gives the control plane (its malloc settings).
+    { env: controlPlaneEnvironment(), stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const port = await new Promise<number>((resolvePort, reject) => {
     let output = '';

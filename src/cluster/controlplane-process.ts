@@ -41,10 +41,30 @@ const EXIT_POLL_INTERVAL_MS = 50;
 /**
  * V8 flags of the control plane process. A 32 MiB young generation (Node's default is 16) halves
  * the scavenges that every request's short-lived JSON causes: measured 10-15 % more creates/s
- * and 10 % less CPU per create (bench:api); 64 MiB gained nothing more. `--expose-gc` lets a big
- * object's write give its heap back once it is over (api/heap-release.ts).
+ * and 10 % less CPU per create (bench:api); 64 MiB gained nothing more. `--expose-gc` for the one
+ * collection once start-up has settled (controlplane/settled-gc.ts) and the one after a big
+ * object's write (api/heap-release.ts).
  */
 export const CONTROL_PLANE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32', '--expose-gc'];
+
+/**
+ * glibc malloc settings of the control plane process (variables it reads at start; the user's own
+ * values win). Allocations of 64 KiB and more get their own mappings, returned to the system when
+ * freed. By default the threshold starts at 128 KiB and rises to the size of each big block freed:
+ * once start-up freed its first megabytes (reading the bundle and its code cache) it let every
+ * later start-up temporary into the heap, where they stayed resident behind the few blocks kept
+ * after them (malloc_trim on the idle process gave back 15 MiB). Measured with 3 idle fake nodes
+ * (bench:controlplane-memory): anonymous memory 70 MiB -> 50. 32 KiB saved 1-2 MiB more but cost
+ * 10 % more CPU per create just after start (V8's compiler zones then get mappings of their own).
+ */
+export const CONTROL_PLANE_MALLOC_ENV: Readonly<Record<string, string>> = {
+  MALLOC_MMAP_THRESHOLD_: '65536',
+};
+
+/** The environment of a control plane process: `env` with the malloc settings it does not set. */
+export function controlPlaneEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...CONTROL_PLANE_MALLOC_ENV, ...env };
+}
 
 /**
  * `node <package>/dist/controlplane/main.js`: this program's control plane entry point, which
@@ -114,7 +134,10 @@ export function startControlPlane(
     child = spawn(command.file, args, {
       argv0: command.argv0,
       detached: true,
-      ...(datastoreEndpoint && { env: { ...process.env, TKUBE_DATASTORE_ENDPOINT: datastoreEndpoint } }),
+      env: controlPlaneEnvironment({
+        ...process.env,
+        ...(datastoreEndpoint && { TKUBE_DATASTORE_ENDPOINT: datastoreEndpoint }),
+      }),
       stdio: ['ignore', log, log],
     });
   } finally {

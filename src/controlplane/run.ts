@@ -5,6 +5,7 @@ import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 import { type DatastoreEndpoint, parseDatastoreEndpoint } from '../storage/index.js';
 import type { ComponentThreadEntries } from './component-thread.js';
 import { startControlPlane } from './control-plane.js';
+import { collectGarbageWhenSettled } from './settled-gc.js';
 
 export interface ControlPlaneArgs {
   readonly stateDir: string;
@@ -59,8 +60,10 @@ export async function runControlPlane(
     ...(args.advertisePort !== undefined && { advertisePort: args.advertisePort }),
   });
   log(`control plane serving on port ${running.port} (ready in ${Date.now() - started} ms)`);
+  const settledGc = collectGarbageWhenSettled();
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
+      clearTimeout(settledGc);
       log(`received ${signal}, shutting down`);
       running.stop().then(resolve, (error: unknown) => {
         console.error(error);

@@ -59,6 +59,10 @@ describe('tkube up / status / list / down', () => {
     expect(info).toMatchObject({ name: 'dev', state: 'Running', nodes: 0, apiServer: { ready: true } });
     const pid = info.controlPlane.pid as number;
     expect(isProcessAlive(pid)).toBe(true);
+    // Started with the control plane's malloc settings (controlPlaneEnvironment).
+    expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain(
+      'MALLOC_MMAP_THRESHOLD_=65536',
+    );
 
     const list = await run(['list']);
     expect(list.stdout).toMatch(

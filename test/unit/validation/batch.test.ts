@@ -255,7 +255,15 @@ describe('CronJob', () => {
   });
 
   it('accepts valid schedules, descriptors and time zones', () => {
-    for (const schedule of ['0 0 * * *', '@hourly', '@every 1h30m', '0 9-17/2 * JAN-jun mon,fri']) {
+    // Go's micro sign in both spellings, U+00B5 and U+03BC.
+    for (const schedule of [
+      '0 0 * * *',
+      '@hourly',
+      '@every 1h30m',
+      '@every 1h500\u00b5s',
+      '@every 1h500\u03bcs',
+      '0 9-17/2 * JAN-jun mon,fri',
+    ]) {
       expect(createErrors('batch/CronJob', cronJob({ schedule, jobTemplate }))).toEqual([]);
     }
     expect(

@@ -107,7 +107,8 @@ function checkRange(expression: string, bounds: Bounds): void {
 /** Go's time.ParseDuration, enough to accept or reject `@every` values. */
 function isGoDuration(text: string): boolean {
   if (text === '0') return true;
-  return /^[+-]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$/.test(text) && /[0-9]/.test(text);
+  // Micro as U+00B5 or U+03BC, escaped to keep the bundle Latin-1 (see apiextensions/schema/formats.ts).
+  return /^[+-]?([0-9]*(\.[0-9]*)?(ns|us|µs|\u03bcs|ms|s|m|h))+$/.test(text) && /[0-9]/.test(text);
 }
 
 /** Undefined when the schedule parses; otherwise the cron library's message. */
