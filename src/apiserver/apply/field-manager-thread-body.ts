@@ -5,7 +5,6 @@
 // managedFields are all at the request's version: its result depends only on the request (the
 // live object and the new one).
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { releaseHeapSoon } from '../../api/heap-release.js';
 import type { JsonObject } from '../patch/json-value.js';
 import { storedTextEncodedSize } from '../protobuf/encoded-size.js';
 import { FieldManager } from './field-manager.js';
@@ -104,7 +103,5 @@ export function runFieldManagerThread(): void {
       response = { id: request.id, error: error instanceof Error ? error.message : String(error) };
     }
     parentPort!.postMessage(response);
-    // Every request here is a big object's: its heap is given back rather than kept for the next.
-    releaseHeapSoon();
   });
 }
