@@ -138,7 +138,13 @@ async function runScenarios(
         const peak = peakRssMiB(cluster.pid);
         await sleep(1_000);
         const list = samples.get(scenario.label) ?? [];
-        list.push({ createMs, cpuMs, slowestReadyzMs: slowest, slowestAfterMs: slowestAfter, peakRssMiB: peak });
+        list.push({
+          createMs,
+          cpuMs,
+          slowestReadyzMs: slowest,
+          slowestAfterMs: slowestAfter,
+          peakRssMiB: peak,
+        });
         samples.set(scenario.label, list);
       }
     }
