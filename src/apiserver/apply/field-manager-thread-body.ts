@@ -5,8 +5,15 @@
 // managedFields are all at the request's version: its result depends only on the request (the
 // live object and the new one).
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { type JsonSlice, sliceJson } from '../../api/json-slices.js';
 import type { JsonObject } from '../patch/json-value.js';
 import { storedTextEncodedSize } from '../protobuf/encoded-size.js';
+import {
+  type CreateCheckRequest,
+  checkCreate,
+  type PortableCreateCheck,
+  portableCreateCheck,
+} from '../registry/create-check.js';
 import { FieldManager } from './field-manager.js';
 import { fieldElement } from './fieldpath/path-element.js';
 import { FieldSet } from './fieldpath/set.js';
@@ -38,18 +45,45 @@ export interface StoredSizeThreadRequest {
   readonly storedText: string;
 }
 
+/** And a big create's validation and storage encoding (registry/create-check.ts). */
+export interface CreateCheckThreadRequest {
+  readonly id: number;
+  /**
+   * The object's managedFields, when they are this thread's answer to request `managedFieldsOf`,
+   * are sent as an empty list in their place: the thread still holds them, and passing 20,000
+   * containers' worth of them back costs the event loop more than their validation.
+   */
+  readonly createCheck: CreateCheckRequest;
+  readonly managedFieldsOf?: number;
+}
+
 /**
  * The answer: the new object's managedFields as JSON text (none when nothing is tracked), or a
- * stored text's encoded size, or why it failed.
+ * stored text's encoded size, or a create's check, or why it failed.
  */
 export interface FieldManagerThreadResponse {
   readonly id: number;
   readonly managedFields?: string;
+  /** Instead of `managedFields`, when they are long: in slices the event loop decodes a few at a time. */
+  readonly managedFieldsSlices?: JsonSlice[];
   readonly storedSize?: number;
+  readonly createCheck?: PortableCreateCheck;
   readonly error?: string;
 }
 
+/** Any request the thread takes. */
+export type FieldManagerThreadMessage =
+  | FieldManagerThreadRequest
+  | StoredSizeThreadRequest
+  | CreateCheckThreadRequest;
+
 const THREAD_MARK = 'tkubeFieldManagerThread';
+
+/**
+ * managedFields longer than this as JSON are answered in slices of at most this much: decoding
+ * 4 MB of them (20,000 containers' worth) in one piece held the event loop for 40 ms.
+ */
+const SLICE_CHARS = 64 * 1024;
 
 /** The worker data that makes the program's entry point run this thread. */
 export const FIELD_MANAGER_THREAD_DATA = { [THREAD_MARK]: true } as const;
@@ -61,11 +95,44 @@ export function isFieldManagerThread(): boolean {
   return data?.[THREAD_MARK] === true;
 }
 
+/** The managedFields of the thread's last few answers, by request id, until a create check takes them. */
+class AnsweredManagedFields {
+  private static readonly KEPT = 4;
+  private readonly byRequest = new Map<number, unknown>();
+
+  keep(id: number, managedFields: unknown): void {
+    this.byRequest.set(id, managedFields);
+    for (const oldest of this.byRequest.keys()) {
+      if (this.byRequest.size <= AnsweredManagedFields.KEPT) break;
+      this.byRequest.delete(oldest);
+    }
+  }
+
+  take(id: number): unknown {
+    const managedFields = this.byRequest.get(id);
+    if (managedFields === undefined) throw new Error(`no managedFields kept for request ${id}`);
+    this.byRequest.delete(id);
+    return managedFields;
+  }
+}
+
+/** A create check's object with the managedFields it was sent without. */
+function createCheckOf(
+  request: CreateCheckThreadRequest,
+  answered: AnsweredManagedFields,
+): CreateCheckRequest {
+  if (request.managedFieldsOf === undefined) return request.createCheck;
+  const { object } = request.createCheck;
+  if (object.metadata) object.metadata.managedFields = answered.take(request.managedFieldsOf) as never;
+  return request.createCheck;
+}
+
 /** One request's answer (the thread's work; `managers` caches a FieldManager per kind). */
 export function managedFieldsFor(
   request: Omit<FieldManagerThreadRequest, 'id'>,
   managers: Map<string, FieldManager>,
-): string | undefined {
+  answered?: { id: number; keep: AnsweredManagedFields },
+): Pick<FieldManagerThreadResponse, 'managedFields' | 'managedFieldsSlices'> {
   const { group, version, kind, subresource, resetFields } = request;
   const apiVersion = group === '' ? version : `${group}/${version}`;
   const key = `${apiVersion}/${kind}/${subresource}/${resetFields.join(',')}`;
@@ -86,22 +153,35 @@ export function managedFieldsFor(
   const live: JsonObject = request.live === undefined ? { apiVersion, kind } : JSON.parse(request.live);
   const next = JSON.parse(request.object) as JsonObject;
   const managed = manager.update(live, next, request.manager).metadata as JsonObject | undefined;
-  return managed?.managedFields === undefined ? undefined : JSON.stringify(managed.managedFields);
+  if (managed?.managedFields === undefined) return {};
+  answered?.keep.keep(answered.id, managed.managedFields);
+  const slices = sliceJson(managed.managedFields, SLICE_CHARS);
+  const whole = slices.length === 1 ? slices[0]!.json : undefined;
+  return whole === undefined ? { managedFieldsSlices: slices } : { managedFields: whole };
+}
+
+/** The thread's work: each request's answer, with what it keeps between requests. */
+export class FieldManagerThreadBody {
+  private readonly managers = new Map<string, FieldManager>();
+  private readonly answered = new AnsweredManagedFields();
+
+  answer(request: FieldManagerThreadMessage): FieldManagerThreadResponse {
+    const { id } = request;
+    try {
+      if ('storedText' in request) return { id, storedSize: storedTextEncodedSize(request.storedText) };
+      if ('createCheck' in request)
+        return { id, createCheck: portableCreateCheck(checkCreate(createCheckOf(request, this.answered))) };
+      return { id, ...managedFieldsFor(request, this.managers, { id, keep: this.answered }) };
+    } catch (error) {
+      return { id, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
 }
 
 /** The thread's body: answers each request in turn. */
 export function runFieldManagerThread(): void {
-  const managers = new Map<string, FieldManager>();
-  parentPort!.on('message', (request: FieldManagerThreadRequest | StoredSizeThreadRequest) => {
-    let response: FieldManagerThreadResponse;
-    try {
-      response =
-        'storedText' in request
-          ? { id: request.id, storedSize: storedTextEncodedSize(request.storedText) }
-          : { id: request.id, managedFields: managedFieldsFor(request, managers) };
-    } catch (error) {
-      response = { id: request.id, error: error instanceof Error ? error.message : String(error) };
-    }
-    parentPort!.postMessage(response);
+  const body = new FieldManagerThreadBody();
+  parentPort!.on('message', (request: FieldManagerThreadMessage) => {
+    parentPort!.postMessage(body.answer(request));
   });
 }

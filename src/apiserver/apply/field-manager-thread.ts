@@ -1,16 +1,23 @@
 // The apiserver's side of the field manager's thread (field-manager-thread-body.ts): started on
-// the first big write, it takes a big new object's field manager Update off the event loop, so
-// /readyz and every other request are served while a 50,000-item list's managedFields are built.
+// the first big write, it takes a big new object's field manager Update (and a big create's
+// validation and storage encoding) off the event loop, so /readyz and every other request are
+// served while a 50,000-item list's managedFields are built.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { joinJsonSlices } from '../../api/json-slices.js';
 import type { ManagedFieldsEntry } from '../../api/object.js';
 import { workerResourceLimits } from '../../api/worker-threads.js';
 import {
+  type CreateCheck,
+  type CreateCheckRequest,
+  createCheckFromPortable,
+} from '../registry/create-check.js';
+import {
   FIELD_MANAGER_THREAD_DATA,
+  type FieldManagerThreadMessage,
   type FieldManagerThreadRequest,
   type FieldManagerThreadResponse,
-  type StoredSizeThreadRequest,
 } from './field-manager-thread-body.js';
 
 /**
@@ -35,6 +42,8 @@ export function defaultFieldManagerThreadEntry(): string | undefined {
  */
 const IDLE_STOP_MS = 1_000;
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 interface Pending {
   resolve(response: FieldManagerThreadResponse): void;
   reject(error: Error): void;
@@ -45,14 +54,25 @@ export class FieldManagerThread {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** The managedFields of the thread's answers, by the request id the thread keeps them under. */
+  private readonly answers = new WeakMap<object, number>();
 
   /** `entry`: the program's entry point, which runs the thread's body when started as it. */
   constructor(private readonly entry: string) {}
 
   /** The new object's managedFields, from the thread; rejects when the thread fails or stops. */
   async update(request: Omit<FieldManagerThreadRequest, 'id'>): Promise<ManagedFieldsEntry[] | undefined> {
-    const { managedFields } = await this.send(request);
-    return managedFields === undefined ? undefined : (JSON.parse(managedFields) as ManagedFieldsEntry[]);
+    const { managedFields, managedFieldsSlices, id } = await this.send(request);
+    const entries = (
+      managedFieldsSlices
+        ? await joinJsonSlices(managedFieldsSlices)
+        : managedFields === undefined
+          ? undefined
+          : JSON.parse(managedFields)
+    ) as ManagedFieldsEntry[] | undefined;
+    if (entries === undefined) return undefined;
+    this.answers.set(entries, id);
+    return entries;
   }
 
   /** A stored text's size in the storage encoding (storedTextEncodedSize), from the thread. */
@@ -62,8 +82,28 @@ export class FieldManagerThread {
     return storedSize;
   }
 
+  /** A big create's validation and storage encoding (checkCreate), from the thread. */
+  async checkCreate(request: CreateCheckRequest): Promise<CreateCheck> {
+    const { object } = request;
+    const entries = object.metadata?.managedFields;
+    const managedFieldsOf = entries === undefined ? undefined : this.answers.get(entries);
+    const { createCheck } = await this.send(
+      managedFieldsOf === undefined
+        ? { createCheck: request }
+        : {
+            createCheck: {
+              ...request,
+              object: { ...object, metadata: { ...object.metadata, managedFields: [] } },
+            },
+            managedFieldsOf,
+          },
+    );
+    if (createCheck === undefined) throw new Error('the field manager thread answered no check');
+    return createCheckFromPortable(createCheck);
+  }
+
   private send(
-    request: Omit<FieldManagerThreadRequest, 'id'> | Omit<StoredSizeThreadRequest, 'id'>,
+    request: DistributiveOmit<FieldManagerThreadMessage, 'id'>,
   ): Promise<FieldManagerThreadResponse> {
     const worker = this.worker ?? this.start();
     clearTimeout(this.idleTimer);

@@ -2,21 +2,16 @@
 // object that is big once stored: a status patch of a 15,000-env-var pod decodes and rebuilds all
 // its managedFields), run on the field manager's thread (apply/field-manager-thread.ts) so the
 // event loop keeps serving other requests meanwhile. Same answer as managedFieldsUpdater: the
-// same FieldManager on the same live and new objects. Also the measure of a big create's stored
-// text when it is over etcd's limit in JSON (its protobuf size decides).
+// same FieldManager on the same live and new objects. Also a big create's validation and storage
+// encoding, and the measure of a stored text over etcd's limit in JSON (its protobuf size decides).
+import { LARGE_OBJECT_BYTES } from '../../api/large-objects.js';
 import type { KubeObject, ManagedFieldsEntry } from '../../api/object.js';
 import type { FieldManagerThread } from '../apply/field-manager-thread.js';
 import { builtinType } from '../apply/typed/builtin-types.js';
+import type { CreateCheck, CreateCheckRequest } from '../registry/create-check.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { managedFieldsUpdater } from './apply-patch.js';
 import { resetFieldVersions } from './apply-versions.js';
-
-/**
- * A request body, or a live object's stored text, from this size on has its field manager Update
- * run off the event loop. Below it the Update takes a few milliseconds (about 25 µs per list
- * item), less than passing the objects.
- */
-export const OFF_THREAD_BODY_BYTES = 128 * 1024;
 
 /** `liveBytes`: the size of the live object's stored text (none on a create). */
 type Updater = (live: KubeObject, next: KubeObject, liveBytes?: number) => KubeObject | Promise<KubeObject>;
@@ -63,7 +58,7 @@ export function offThreadManagedFieldsUpdater(
         : undefined;
   const resetFields = reset && resetFieldVersions(resources).includes(apiVersion) ? [reset] : [];
   return async (live, next, liveBytes = 0) => {
-    if (Math.max(bodyBytes, liveBytes) < OFF_THREAD_BODY_BYTES) return onThisThread(live, next);
+    if (Math.max(bodyBytes, liveBytes) < LARGE_OBJECT_BYTES) return onThisThread(live, next);
     // Entries recorded at another version need the version converter of this thread.
     if (!entriesAt(live, apiVersion) || !entriesAt(next, apiVersion)) return onThisThread(live, next);
     let entries: ManagedFieldsEntry[] | undefined;
@@ -95,6 +90,15 @@ export function storedSizeMeasure(
   bodyBytes: number,
   thread: FieldManagerThread | undefined,
 ): ((text: string) => Promise<number>) | undefined {
-  if (!thread || bodyBytes < OFF_THREAD_BODY_BYTES) return undefined;
+  if (!thread || bodyBytes < LARGE_OBJECT_BYTES) return undefined;
   return (text) => thread.storedSize(text);
+}
+
+/** A big create's validation and storage encoding (registry/create-check.ts) on the field manager's thread. */
+export function createCheckOffThread(
+  bodyBytes: number,
+  thread: FieldManagerThread | undefined,
+): ((request: CreateCheckRequest) => Promise<CreateCheck>) | undefined {
+  if (!thread || bodyBytes < LARGE_OBJECT_BYTES) return undefined;
+  return (request) => thread.checkCreate(request);
 }

@@ -1,3 +1,5 @@
+import { LARGE_OBJECT_BYTES } from '../../api/large-objects.js';
+import { nextTask } from '../../api/next-task.js';
 import { isJsonObject, type KubeObject } from '../../api/object.js';
 import { deprecationWarning } from '../../api/resources/lookup.js';
 import { fieldInvalid } from '../../api/selectors/field-errors.js';
@@ -52,7 +54,7 @@ import {
 } from './apply-patch.js';
 import { listBodyText } from './list-body.js';
 import {
-  OFF_THREAD_BODY_BYTES,
+  createCheckOffThread,
   offThreadManagedFieldsUpdater,
   storedSizeMeasure,
 } from './managed-fields-off-thread.js';
@@ -177,8 +179,9 @@ export class ResourceHandler {
             bytes,
             this.deps.fieldManagerThread,
           ),
-          large: bytes >= OFF_THREAD_BODY_BYTES,
+          large: bytes >= LARGE_OBJECT_BYTES,
           measureStoredText: storedSizeMeasure(bytes, this.deps.fieldManagerThread),
+          checkCreate: createCheckOffThread(bytes, this.deps.fieldManagerThread),
         });
         return sendJson(ctx.res, 201, created, warningHeaders(warnings));
       }
@@ -584,6 +587,8 @@ export class ResourceHandler {
     const mode = fieldValidationDirective(ctx.query.get('fieldValidation'), optionsKind);
     const kind = this.bodyKind(resources, sub);
     const { object, json, bytes } = await readObjectBodyWithSource(ctx.req, kind);
+    // Decoding a large body and scanning it for unknown fields take tens of ms each: two tasks.
+    if (bytes >= LARGE_OBJECT_BYTES) await nextTask();
     const texts = json ? validateFields(json, kind, mode) : [];
     if (resources.custom && sub !== 'scale')
       texts.push(...unknownFieldWarnings(resources.custom, object, mode));

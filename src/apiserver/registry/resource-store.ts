@@ -1,4 +1,6 @@
 import { releaseHeapSoon } from '../../api/heap-release.js';
+import { LARGE_OBJECT_BYTES } from '../../api/large-objects.js';
+import { nextTask } from '../../api/next-task.js';
 import type { KubeObject } from '../../api/object.js';
 import type { ResourceInfo } from '../../api/resources/types.js';
 import { fieldForbidden, fieldInvalid, fieldRequired, GoRendered } from '../../api/selectors/field-errors.js';
@@ -17,7 +19,6 @@ import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '..
 import { convert, type GroupVersion, storageVersionOf } from '../conversion/index.js';
 import { pruneUnknownFields } from '../field-validation/prune.js';
 import type { UserInfo } from '../http/types.js';
-import { protobufEncodedSize } from '../protobuf/encoded-size.js';
 import {
   alreadyExists,
   badRequest,
@@ -33,6 +34,7 @@ import {
   tooLargeResourceVersion,
   tooOldResourceVersion,
 } from '../status.js';
+import type { CreateCheck, CreateCheckRequest } from './create-check.js';
 import type { CustomResourceServing } from './custom-resource-serving.js';
 import {
   defaultGarbageCollectionPolicy,
@@ -40,24 +42,13 @@ import {
 } from './garbage-collection-policy.js';
 import { generateName, metaOf, newUid, specChanged, timestamp } from './object-meta.js';
 import { parseResourceVersion } from './resource-version.js';
+import { fitsAsJson, overStorageLimit, storageEncodedSize } from './storage-limit.js';
 import { decodeStored, encodeForStorage, storedForm, withResourceVersion } from './stored-object.js';
 import type { Strategy } from './strategy.js';
+import { rulesFor } from './validation/index.js';
 
 /** Store events converted by a webhook, by served group/version: shared by the watchers of a version. */
 const servedEventCache = new WeakMap<WatchEvent, Map<string, Promise<WatchEvent>>>();
-
-/** Ends the task: what is queued (I/O, timers) runs before the write goes on. */
-const nextTask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** etcd's default --max-request-bytes (1.5 MiB). */
-export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
-
-/**
- * A stored object from this size on (its text) is updated in several tasks: decoding, the
- * request's change (a patch), the field manager, admission and encoding each take tens of ms for a
- * 15,000-env-var pod, and the event loop serves other requests (health probes first) between them.
- */
-const LARGE_STORED_TEXT_BYTES = 128 * 1024;
 
 /**
  * How a resource whose stored form differs from its served form is read and written, beyond the
@@ -103,6 +94,11 @@ export interface WriteOptions {
    * manager's thread): its storage encoding's size. When it fails the size is measured here.
    */
   readonly measureStoredText?: (text: string) => Promise<number>;
+  /**
+   * Validates a large create of a built-in kind and encodes it for storage off the event loop (the
+   * field manager's thread). When it fails, both are done here.
+   */
+  readonly checkCreate?: (request: CreateCheckRequest) => Promise<CreateCheck>;
 }
 
 export interface UpdateOptions extends WriteOptions {
@@ -296,13 +292,10 @@ export class ResourceStore {
    * kube-apiserver's storage encoding, protobuf for built-in kinds and JSON for custom resources.
    */
   private checkStorageLimit(key: string, text: string, object: KubeObject): void {
-    // Protobuf is smaller than JSON for anything this large: most writes stop here.
-    if (text.length + key.length <= ETCD_MAX_REQUEST_BYTES) return;
+    if (fitsAsJson(key, text)) return;
     // The object `text` was made from, measured as it is rather than parsed back from the text.
-    const stored = storedForm(this.storageForm(object));
-    const encoded =
-      protobufEncodedSize(stored.apiVersion ?? '', stored.kind ?? '', stored) ?? Buffer.byteLength(text);
-    if (encoded + Buffer.byteLength(key) > ETCD_MAX_REQUEST_BYTES) throw storageRequestTooLarge();
+    if (overStorageLimit(key, storageEncodedSize(storedForm(this.storageForm(object)), text)))
+      throw storageRequestTooLarge();
   }
 
   /** checkStorageLimit, with a text over the limit in JSON measured by `measure` when given. */
@@ -312,15 +305,14 @@ export class ResourceStore {
     object: KubeObject,
     measure: ((text: string) => Promise<number>) | undefined,
   ): Promise<void> {
-    if (!measure || text.length + key.length <= ETCD_MAX_REQUEST_BYTES)
-      return this.checkStorageLimit(key, text, object);
+    if (!measure || fitsAsJson(key, text)) return this.checkStorageLimit(key, text, object);
     let encoded: number;
     try {
       encoded = await measure(text);
     } catch {
       return this.checkStorageLimit(key, text, object);
     }
-    if (encoded + Buffer.byteLength(key) > ETCD_MAX_REQUEST_BYTES) throw storageRequestTooLarge();
+    if (overStorageLimit(key, encoded)) throw storageRequestTooLarge();
   }
 
   /** The text to store for an object in this endpoint's version. */
@@ -520,7 +512,12 @@ export class ResourceStore {
     if (generating) meta.name = generateName(meta.generateName!);
     await this.strategy.prepareForCreate(object, options.user);
     if (pause) await nextTask();
-    const errors = this.strategy.validateCreate(object);
+    const checked = await this.checkedOffThread(namespace, object, options);
+    const errors = checked
+      ? 'errors' in checked
+        ? checked.errors
+        : []
+      : this.strategy.validateCreate(object);
     // Every upstream strategy validates ObjectMeta; a strategy here that checks no name must
     // still not store an object under an empty one.
     if (errors.length === 0 && !meta.name)
@@ -538,11 +535,18 @@ export class ResourceStore {
     for (let attempt = 1; ; attempt++) {
       try {
         const key = this.key(namespace, meta.name!);
-        if (pause) await nextTask();
-        const storing = this.codec?.convertAsync ? await this.inStorageVersion(object) : object;
-        const text = this.storedText(storing);
-        if (pause) await nextTask();
-        await this.checkStorageLimitOf(key, text, storing, options.measureStoredText);
+        let text: string;
+        if (attempt === 1 && checked && !('errors' in checked)) {
+          // Checked (and encoded) under this name by the thread.
+          if ('tooLarge' in checked) throw storageRequestTooLarge();
+          text = checked.storedText;
+        } else {
+          if (pause) await nextTask();
+          const storing = this.codec?.convertAsync ? await this.inStorageVersion(object) : object;
+          text = this.storedText(storing);
+          if (pause) await nextTask();
+          await this.checkStorageLimitOf(key, text, storing, options.measureStoredText);
+        }
         const kv = await this.store.create(key, text);
         meta.resourceVersion = String(kv.modRevision);
         return object;
@@ -553,6 +557,31 @@ export class ResourceStore {
           throw alreadyExists(this.groupResource, meta.name!);
         meta.name = generateName(meta.generateName!);
       }
+    }
+  }
+
+  /**
+   * A large create's validation and storage encoding from options.checkCreate, for kinds whose
+   * validation is their built-in rules' and whose stored form is the object as it is; none when
+   * it does not apply or fails.
+   */
+  private async checkedOffThread(
+    namespace: string,
+    object: KubeObject,
+    options: WriteOptions,
+  ): Promise<CreateCheck | undefined> {
+    if (options.large !== true || !options.checkCreate || this.codec || this.storageVersion) return undefined;
+    const { group, kind } = this.info;
+    if (this.strategy.validateCreate !== rulesFor(group, kind)?.validateCreate) return undefined;
+    try {
+      return await options.checkCreate({
+        group,
+        kind,
+        object,
+        key: this.key(namespace, metaOf(object).name ?? ''),
+      });
+    } catch {
+      return undefined;
     }
   }
 
@@ -630,7 +659,10 @@ export class ResourceStore {
         const kv = await this.store.get(key);
         if (!kv) throw notFound(this.groupResource, name);
         const served = this.codec?.convertAsync ? await this.servedValue(kv.value) : kv.value;
-        const pause = kv.value.length >= LARGE_STORED_TEXT_BYTES;
+        // A large stored object is updated in several tasks: decoding, the request's change (a
+        // patch), the field manager, admission and encoding each take tens of ms for a
+        // 15,000-env-var pod, and the event loop serves other requests between them.
+        const pause = kv.value.length >= LARGE_OBJECT_BYTES;
         large ||= pause;
         const current = this.servedObject(served, kv.modRevision);
         const pinned = options.expectedVersion !== undefined && options.expectedVersion !== '';
@@ -826,6 +858,9 @@ export class ResourceStore {
       const kv = await this.store.get(key);
       if (!kv) throw notFound(this.groupResource, name);
       const served = this.codec?.convertAsync ? await this.servedValue(kv.value) : kv.value;
+      // Decoding a large object twice takes tens of ms: each in a task of its own.
+      const pause = served.length >= LARGE_OBJECT_BYTES;
+      if (pause) await nextTask();
       const current = this.servedObject(served, kv.modRevision);
       this.checkPreconditions(current, options.preconditions);
       if (this.admissionChain) {
@@ -834,6 +869,7 @@ export class ResourceStore {
         await this.admissionChain.admit(attributes);
         await this.admissionChain.validate(attributes);
       }
+      if (pause) await nextTask();
       const next = this.servedObject(served, kv.modRevision);
       const meta = metaOf(next);
       const grace = this.strategy.gracePeriodSeconds(current, options.gracePeriodSeconds);
@@ -881,6 +917,7 @@ export class ResourceStore {
       else delete meta.finalizers;
       // After the finalizers: a strategy may add its own (a CRD's cleanup finalizer).
       this.strategy.markDeleting(next);
+      if (pause) await nextTask();
       const storing = this.codec?.convertAsync ? await this.inStorageVersion(next) : next;
       const nextText = this.storedText(storing);
       if (nextText === kv.value || options.dryRun) return { object: next, deleted: false };

@@ -1,9 +1,7 @@
 import type { Readable } from 'node:stream';
 import { releaseHeapSoon } from '../../api/heap-release.js';
+import { LARGE_OBJECT_BYTES } from '../../api/large-objects.js';
 import type { ApiObject, WatchEvent } from '../types.js';
-
-/** An event from this size on (a 15,000-env-var pod's) leaves its heap to be given back once handled. */
-const BIG_EVENT_CHARS = 128 * 1024;
 
 /**
  * The events of a watch response: one JSON object per line. A stream that breaks (reset,
@@ -27,7 +25,7 @@ export async function* watchEvents<T extends ApiObject>(stream: Readable): Async
     while (newline >= 0) {
       const line = buffered.slice(0, newline);
       buffered = buffered.slice(newline + 1);
-      if (line.length >= BIG_EVENT_CHARS) releaseHeapSoon();
+      if (line.length >= LARGE_OBJECT_BYTES) releaseHeapSoon();
       if (line.trim() !== '') yield JSON.parse(line) as WatchEvent<T>;
       newline = buffered.indexOf('\n');
     }

@@ -4,11 +4,10 @@
 // them, while /readyz is probed every 10 ms throughout (the slowest probe printed) and the control
 // plane's peak memory stays under 500 MB; a body over 3 MiB gets 413; a big pod under the limit
 // is stored, and once it is deleted and its history compacted the database is back to its size.
-// A big create's field manager Update, and the size of a stored text over the limit, run on the
-// field manager's thread and the create's other phases each take a task of their own, so probes
-// are served between them. Not met yet: /readyz ≤ 100 ms throughout (pod validation of 20,000
-// containers and the storage encoding of the refused objects are still tasks of a few hundred ms
-// on a loaded machine).
+// A big create's field manager Update, validation and storage encoding run on the field manager's
+// thread (its managedFields come back in slices), and the create's other phases each take a task
+// of their own, so probes are served between them: /readyz stays within 100 ms of what a probe of
+// the idle server takes on the same machine.
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, get as httpsGet } from 'node:https';
 import { join } from 'node:path';
@@ -147,10 +146,10 @@ describe('big objects', () => {
         `peak RSS ${(controlPlaneMemoryBytes('VmHWM') / 2 ** 20).toFixed(0)} MiB`,
     );
     expect(probes.length).toBeGreaterThan(20);
-    // The issue's goal is 100 ms over what a probe of the idle server takes; what is asserted is
-    // that no probe waits for a whole create (10-15 s each on a machine with a load average of 50
-    // before the field manager's thread; 2-2.5 s with it), beside the idle server's slowest.
-    expect(slowest).toBeLessThanOrEqual(5_000 + idleSlowest);
+    // The issue's goal: within 100 ms of what a probe of the idle server takes (this machine's
+    // load is in both). A whole create took 10-15 s before the field manager's thread; with only
+    // the field manager on it, 115 ms in a CI run.
+    expect(slowest).toBeLessThanOrEqual(100 + idleSlowest);
     expect(controlPlaneMemoryBytes('VmHWM')).toBeLessThanOrEqual(500 * 1024 * 1024);
     expect(databaseBytes()).toBeLessThanOrEqual(before + 64 * 1024);
   }, 120_000);

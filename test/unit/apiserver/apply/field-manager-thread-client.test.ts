@@ -1,7 +1,8 @@
 // FieldManagerThread (apply/field-manager-thread.ts), the apiserver's side of the field manager's
 // thread, with a real worker thread: a worker cannot load the TypeScript sources under vitest, so
-// the entry here is a small JavaScript program speaking the thread's protocol (answers, a failure
-// answer, a stored text's size, and a crash), which is what the class itself handles.
+// the entry here is a small JavaScript program speaking the thread's protocol (answers, sliced ones, a
+// failure answer, a stored text's size, a create check, and a crash), which is what the class
+// itself handles.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,8 @@ writeFileSync(
   `import { parentPort, workerData } from 'node:worker_threads';
 if (workerData?.tkubeFieldManagerThread !== true) throw new Error('not started as the field manager thread');
 parentPort.on('message', (request) => {
+  if ('createCheck' in request) return parentPort.postMessage({ id: request.id, createCheck: { storedText: JSON.stringify({ of: request.managedFieldsOf ?? null, managedFields: request.createCheck.object.metadata.managedFields }) } });
+  if (request.manager === 'sliced') return parentPort.postMessage({ id: request.id, managedFieldsSlices: [{ at: [], op: 'array' }, { at: [], op: 'entries', json: '[{"manager":"sliced"}]' }] });
   if ('storedText' in request) return parentPort.postMessage(request.storedText === 'none' ? { id: request.id } : { id: request.id, storedSize: request.storedText.length * 2 });
   if (request.manager === 'crash') process.exit(3);
   if (request.manager === 'fail') return parentPort.postMessage({ id: request.id, error: 'no schema' });
@@ -59,6 +62,31 @@ describe('FieldManagerThread', () => {
       expect(await thread.update(request('c', 'three'))).toEqual([
         { manager: 'c', operation: 'Update', fieldsV1: { name: 'three' } },
       ]);
+    } finally {
+      thread.stop();
+    }
+  }, 30_000);
+
+  it('takes managedFields in slices, and sends those it answered back to it as a placeholder', async () => {
+    const thread = new FieldManagerThread(entry);
+    try {
+      const entries = await thread.update(request('sliced'));
+      expect(entries).toEqual([{ manager: 'sliced' }]);
+      const check = async (managedFields: unknown) => {
+        const answer = await thread.checkCreate({
+          group: '',
+          kind: 'Pod',
+          key: '/registry/pods/default/p',
+          object: { metadata: { name: 'p', managedFields: managedFields as never } },
+        });
+        return JSON.parse((answer as { storedText: string }).storedText) as unknown;
+      };
+      expect(await check(entries)).toEqual({ of: expect.any(Number), managedFields: [] });
+      // managedFields the thread did not answer (a client's own) travel whole.
+      expect(await check([{ manager: 'sliced' }])).toEqual({
+        of: null,
+        managedFields: [{ manager: 'sliced' }],
+      });
     } finally {
       thread.stop();
     }

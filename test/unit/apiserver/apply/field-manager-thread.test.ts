@@ -4,6 +4,8 @@
 // FieldManager's, reset fields included; a thread that fails, small objects, and managed fields
 // at another version leave the Update to the apiserver's thread.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { joinJsonSlices } from '../../../../src/api/json-slices.js';
+import { LARGE_OBJECT_BYTES } from '../../../../src/api/large-objects.js';
 import type { KubeObject, ManagedFieldsEntry } from '../../../../src/api/object.js';
 import type { FieldManager } from '../../../../src/apiserver/apply/field-manager.js';
 import type { FieldManagerThread } from '../../../../src/apiserver/apply/field-manager-thread.js';
@@ -12,10 +14,7 @@ import {
   managedFieldsFor,
 } from '../../../../src/apiserver/apply/field-manager-thread-body.js';
 import { managedFieldsUpdater } from '../../../../src/apiserver/handlers/apply-patch.js';
-import {
-  OFF_THREAD_BODY_BYTES,
-  offThreadManagedFieldsUpdater,
-} from '../../../../src/apiserver/handlers/managed-fields-off-thread.js';
+import { offThreadManagedFieldsUpdater } from '../../../../src/apiserver/handlers/managed-fields-off-thread.js';
 import { startTestApi, type TestApi } from '../../node-authorizer/support.js';
 
 let api: TestApi;
@@ -24,14 +23,24 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => api?.stop());
 
+/** How many answers came in slices (long managedFields). */
+let sliced = 0;
+
 /** The thread's work, answered on this thread: what the worker runs, without a worker. */
 function inProcessThread(requests: Omit<FieldManagerThreadRequest, 'id'>[]): FieldManagerThread {
   const managers = new Map<string, FieldManager>();
   return {
     async update(request: Omit<FieldManagerThreadRequest, 'id'>) {
       requests.push(request);
-      const text = managedFieldsFor(request, managers);
-      return text === undefined ? undefined : (JSON.parse(text) as ManagedFieldsEntry[]);
+      const { managedFields, managedFieldsSlices } = managedFieldsFor(request, managers);
+      if (managedFieldsSlices) sliced++;
+      return (
+        managedFieldsSlices
+          ? await joinJsonSlices(structuredClone(managedFieldsSlices))
+          : managedFields === undefined
+            ? undefined
+            : JSON.parse(managedFields)
+      ) as ManagedFieldsEntry[] | undefined;
     },
   } as FieldManagerThread;
 }
@@ -93,14 +102,17 @@ describe('the field manager thread', () => {
         resources,
         '',
         'kubectl-create',
-        OFF_THREAD_BODY_BYTES,
+        LARGE_OBJECT_BYTES,
         inProcessThread(requests),
       )!;
       const here = managedFieldsUpdater(resources, '', 'kubectl-create')!;
       const empty = (o: KubeObject): KubeObject => ({ apiVersion: o.apiVersion, kind: o.kind });
+      const slicedBefore = sliced;
       const viaThread = await offThread(empty(make()), make());
       const onThisThread = here(empty(make()), make());
       expect(requests).toHaveLength(1);
+      // Their managedFields are long: the answer came in slices, put back together.
+      expect(sliced).toBe(slicedBefore + 1);
       expect(requests[0]!.resetFields).toEqual(['status']);
       const entries = viaThread.metadata?.managedFields;
       expect(entries).toHaveLength(1);
@@ -119,7 +131,7 @@ describe('the field manager thread', () => {
     const create = managedFieldsUpdater(pods, '', 'kubectl-create')!;
     const live = create(empty, bigPod());
     const liveBytes = JSON.stringify(live).length;
-    expect(liveBytes).toBeGreaterThanOrEqual(OFF_THREAD_BODY_BYTES);
+    expect(liveBytes).toBeGreaterThanOrEqual(LARGE_OBJECT_BYTES);
     const withCondition = (): KubeObject => {
       const next = structuredClone(live);
       next.status = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False' }] };
@@ -147,7 +159,7 @@ describe('the field manager thread', () => {
     ]);
     expect(entries).toEqual(byManager(here(structuredClone(live), withCondition()).metadata?.managedFields));
     // The same write of a small live object stays here.
-    await offThread(structuredClone(live), withCondition(), OFF_THREAD_BODY_BYTES - 1);
+    await offThread(structuredClone(live), withCondition(), LARGE_OBJECT_BYTES - 1);
     expect(requests).toHaveLength(1);
   });
 
@@ -156,13 +168,7 @@ describe('the field manager thread', () => {
     const requests: Omit<FieldManagerThreadRequest, 'id'>[] = [];
     const thread = inProcessThread(requests);
     const empty: KubeObject = { apiVersion: 'v1', kind: 'Pod' };
-    const small = offThreadManagedFieldsUpdater(
-      pods,
-      '',
-      'kubectl-create',
-      OFF_THREAD_BODY_BYTES - 1,
-      thread,
-    )!;
+    const small = offThreadManagedFieldsUpdater(pods, '', 'kubectl-create', LARGE_OBJECT_BYTES - 1, thread)!;
     expect((await small(empty, bigPod())).metadata?.managedFields).toHaveLength(1);
     const withSent = (): KubeObject => {
       const pod = bigPod();
@@ -178,7 +184,7 @@ describe('the field manager thread', () => {
       return pod;
     };
     const here = managedFieldsUpdater(pods, '', 'kubectl-create')!;
-    const big = offThreadManagedFieldsUpdater(pods, '', 'kubectl-create', OFF_THREAD_BODY_BYTES, thread)!;
+    const big = offThreadManagedFieldsUpdater(pods, '', 'kubectl-create', LARGE_OBJECT_BYTES, thread)!;
     expect(timeless((await big(empty, withSent())).metadata?.managedFields)).toEqual(
       timeless(here(empty, withSent()).metadata?.managedFields),
     );
@@ -197,7 +203,7 @@ describe('the field manager thread', () => {
       pods,
       '',
       'kubectl-create',
-      OFF_THREAD_BODY_BYTES,
+      LARGE_OBJECT_BYTES,
       failingThread,
     )!;
     expect(timeless((await failed(empty, bigPod())).metadata?.managedFields)).toEqual(

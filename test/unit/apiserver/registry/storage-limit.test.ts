@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/api/object.js';
 import { storedTextEncodedSize } from '../../../../src/apiserver/protobuf/encoded-size.js';
-import { ETCD_MAX_REQUEST_BYTES } from '../../../../src/apiserver/registry/resource-store.js';
+import { ETCD_MAX_REQUEST_BYTES } from '../../../../src/apiserver/registry/storage-limit.js';
 import { rejection, startTestApi, type TestApi } from '../../node-authorizer/support.js';
 
 let api: TestApi;
