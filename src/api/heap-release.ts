@@ -5,7 +5,13 @@
 // resident for tens of seconds. A big write asks for one major collection once it is over.
 // Needs `--expose-gc` (CONTROL_PLANE_NODE_FLAGS); without it this does nothing.
 
-type Collect = (options: { type: 'major'; execution: 'async' }) => Promise<void>;
+/** V8's gc() as `--expose-gc` gives it: a full collection now, or as asked. */
+type Collect = (options?: { type: 'major' | 'minor'; execution: 'sync' | 'async' }) => void | Promise<void>;
+
+/** This process's gc() when it runs with `--expose-gc`, else undefined. */
+export function exposedGc(): Collect | undefined {
+  return (globalThis as { gc?: Collect }).gc;
+}
 
 /** How long after the last big write the collection runs: its response and watch events are sent by then. */
 const AFTER_MS = 500;
@@ -20,7 +26,7 @@ let lastCollected = Number.NEGATIVE_INFINITY;
 
 /** Asks for a major collection of this thread's heap shortly (once for a burst of calls). */
 export function releaseHeapSoon(): void {
-  const collect = (globalThis as { gc?: Collect }).gc;
+  const collect = exposedGc();
   if (collect === undefined) return;
   clearTimeout(timer);
   const delay = Math.max(AFTER_MS, lastCollected + MIN_INTERVAL_MS - performance.now());

@@ -3,6 +3,7 @@
 // a collection that finds allocation slow, and an idle control plane allocates too little to
 // cause one: a fresh cluster then held the 16 MiB (and start-up's garbage) for minutes. Upstream
 // has no counterpart (Go's runtime returns idle heap by itself).
+import { exposedGc } from '../api/heap-release.js';
 
 /** Long enough for fake nodes and the system namespaces' accounts; short of a user's first look. */
 export const SETTLED_GC_DELAY_MS = 10_000;
@@ -13,7 +14,7 @@ export const SETTLED_GC_DELAY_MS = 10_000;
  * apiserver's thread, new space 16 MiB -> 1.
  */
 export function collectGarbageWhenSettled(delayMs = SETTLED_GC_DELAY_MS): NodeJS.Timeout | undefined {
-  const gc = (globalThis as { gc?: () => void }).gc;
+  const gc = exposedGc();
   if (gc === undefined) return undefined;
-  return setTimeout(() => gc(), delayMs).unref();
+  return setTimeout(() => void gc(), delayMs).unref();
 }
