@@ -35,7 +35,7 @@ export interface HistogramOptions extends MetricOptions {
 
 type LabelValues = readonly string[];
 
-function escapeLabelValue(value: string): string {
+export function escapeLabelValue(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
@@ -43,12 +43,20 @@ function escapeHelp(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }
 
-/** Go's strconv.FormatFloat(v, 'g', -1, 64) for the values metrics hold. */
-function formatNumber(value: number): string {
+/**
+ * A sample value as client_golang writes it: Go's strconv.FormatFloat(v, 'g', -1, 64), the
+ * shortest digits, in exponent form from 1e+06 up and below 1e-04 (`1.137475584e+09`).
+ */
+export function formatNumber(value: number): string {
   if (Number.isNaN(value)) return 'NaN';
   if (value === Number.POSITIVE_INFINITY) return '+Inf';
   if (value === Number.NEGATIVE_INFINITY) return '-Inf';
-  return String(value);
+  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  const [mantissa, exponentText] = value.toExponential().split('e') as [string, string];
+  const exponent = Number(exponentText);
+  if (exponent >= -4 && exponent < 6) return String(value);
+  const digits = String(Math.abs(exponent)).padStart(2, '0');
+  return `${mantissa}e${exponent < 0 ? '-' : '+'}${digits}`;
 }
 
 /** What every metric family shares: its labels, and one series per distinct label values. */

@@ -1,6 +1,7 @@
-// Resource metrics on real nodes (`tkube up --nodes 2`): the kubelet's /stats/summary, read with
-// real kubectl through nodes/proxy, reports the node's and a CPU-burning pod's real usage from
-// the node's cgroup and containerd's container stats; the built-in metrics server scrapes it and
+// Resource metrics on real nodes (`tkube up --nodes 2`): the kubelet's /stats/summary (and the
+// same figures as /metrics/resource), read with real kubectl through nodes/proxy, reports the
+// node's and a CPU-burning pod's real usage from the node's cgroup and containerd's container
+// stats; the built-in metrics server scrapes it and
 // `kubectl top nodes` / `kubectl top pods --containers` print it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Summary } from '../../../src/agent/kubelet/stats/summary.js';
@@ -60,6 +61,34 @@ describe('the kubelet Summary API', () => {
     // The other node runs no such pod.
     const other = await summaryOf(cluster.nodes[1]!);
     expect(other.pods.some((p) => p.podRef.name === 'burn')).toBe(false);
+  });
+
+  it('serves the same figures as Prometheus text on /metrics/resource, as metrics-server scrapes them', async () => {
+    const node = cluster.nodes[0]!;
+    const result = await cluster.kubectl(['get', '--raw', `/api/v1/nodes/${node}/proxy/metrics/resource`]);
+    expect(result.stderr).toBe('');
+    const sample = (pattern: RegExp) => {
+      const match = pattern.exec(result.stdout);
+      expect(match, `${pattern} in\n${result.stdout}`).not.toBeNull();
+      return { value: Number(match![1]), timeMs: Number(match![2]) };
+    };
+    const cpu = sample(
+      /^container_cpu_usage_seconds_total\{container="spin",namespace="default",pod="burn"\} (\S+) (\d+)$/m,
+    );
+    // A container burning a core for a minute and more has used seconds of CPU, measured lately.
+    expect(cpu.value).toBeGreaterThan(1);
+    expect(Math.abs(Date.now() - cpu.timeMs)).toBeLessThan(60_000);
+    expect(
+      sample(
+        /^container_memory_working_set_bytes\{container="spin",namespace="default",pod="burn"\} (\S+) (\d+)$/m,
+      ).value,
+    ).toBeGreaterThan(0);
+    expect(
+      sample(/^pod_cpu_usage_seconds_total\{namespace="default",pod="burn"\} (\S+) (\d+)$/m).value,
+    ).toBeGreaterThanOrEqual(cpu.value);
+    expect(sample(/^node_cpu_usage_seconds_total (\S+) (\d+)$/m).value).toBeGreaterThanOrEqual(cpu.value);
+    expect(sample(/^node_memory_working_set_bytes (\S+) (\d+)$/m).value).toBeGreaterThan(0);
+    expect(result.stdout).toMatch(/^resource_scrape_error 0$/m);
   });
 });
 

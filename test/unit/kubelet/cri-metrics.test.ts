@@ -136,7 +136,8 @@ describe('kubelet runtime metrics', () => {
     expect(text).toContain('kubelet_running_containers{container_state="exited"} 1\n');
     expect(text).toContain('kubelet_running_containers{container_state="created"} 1\n');
     expect(text).toContain('kubelet_pleg_relist_duration_seconds_count 1\n');
-    expect(text).toContain('kubelet_pleg_last_seen_seconds 1700000000\n');
+    // As client_golang writes a float: Go's shortest 'g' form.
+    expect(text).toContain('kubelet_pleg_last_seen_seconds 1.7e+09\n');
   });
 
   it('labels pod worker syncs, pod starts and container starts as the kubelet does', () => {

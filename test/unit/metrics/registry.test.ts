@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BUCKETS, exponentialBuckets, MetricsRegistry } from '../../../src/metrics/index.js';
+import { formatNumber } from '../../../src/metrics/registry.js';
 
 describe('the metrics registry', () => {
   it('renders counters and gauges in the text exposition format', () => {
@@ -95,5 +96,28 @@ describe('the metrics registry', () => {
     expect(runtime[1]).toBeCloseTo(0.0125, 12);
     expect(runtime[13]).toBeCloseTo(0.005 * 2.5 ** 13, 6);
     expect(() => exponentialBuckets(0, 2, 3)).toThrow(RangeError);
+  });
+});
+
+describe('formatNumber', () => {
+  it('writes values as client_golang does (Go strconv.FormatFloat, g, shortest)', () => {
+    const cases: [number, string][] = [
+      [0, '0'],
+      [1, '1'],
+      [147.507315, '147.507315'],
+      [123_456, '123456'],
+      [1_234_567, '1.234567e+06'],
+      [1_137_475_584, '1.137475584e+09'],
+      [1_750_607_841.8297591, '1.7506078418297591e+09'],
+      [0.0001, '0.0001'],
+      [0.00001, '1e-05'],
+      [2.5e-7, '2.5e-07'],
+      [1e21, '1e+21'],
+      [-3_000_000, '-3e+06'],
+      [Number.NaN, 'NaN'],
+      [Number.POSITIVE_INFINITY, '+Inf'],
+      [Number.NEGATIVE_INFINITY, '-Inf'],
+    ];
+    for (const [value, text] of cases) expect(formatNumber(value), String(value)).toBe(text);
   });
 });

@@ -1,13 +1,16 @@
 // The kubelet's HTTPS API on port 10250: its serving certificate is issued by the cluster CA,
 // callers authenticate with client certificates or bearer tokens, and the apiserver decides
 // per request (SubjectAccessReview on nodes/<subresource>). Endpoints: /healthz, /pods,
-// /metrics, /stats/summary, /containerLogs/<ns>/<pod>/<container>; exec, attach and portForward are routes to add on
-// `router` (their `upgrade` handlers receive the authorized connection).
+// /metrics, /metrics/resource, /stats/summary, /containerLogs/<ns>/<pod>/<container>; exec,
+// attach and portForward are routes to add on `router` (their `upgrade` handlers receive the
+// authorized connection).
 import { createServer, type Server } from 'node:https';
 import type { Pod } from '../../../api/types/core-v1.generated.js';
 import type { Client } from '../../../client/types.js';
 import { KUBELET_PORT } from '../../node/node-object.js';
 import type { StreamingExecRequest } from '../cri/client.js';
+import { renderResourceMetrics } from '../stats/resource-metrics.js';
+import type { Summary } from '../stats/summary.js';
 import { KubeletAuth } from './auth.js';
 import { type ContainerLogSource, containerLogsHandler } from './container-logs.js';
 import { type KubeletRequest, KubeletRouter, writeRawText, writeText } from './router.js';
@@ -23,8 +26,8 @@ export interface KubeletServerHost extends ContainerLogSource {
   syncLoopHealthy?(): boolean;
   /** The Prometheus text for /metrics; the route is absent without it. */
   metricsText?(): string;
-  /** The Summary API's figures for /stats/summary; the route is absent without it. */
-  statsSummary?(): Promise<object>;
+  /** The Summary API's figures for /stats/summary and /metrics/resource; the routes are absent without it. */
+  statsSummary?(): Promise<Summary>;
   /** CRI Exec and Attach for /exec and /attach; the routes are absent without them. */
   streamingExecUrl?(request: StreamingExecRequest): Promise<string>;
   streamingAttachUrl?(request: Omit<StreamingExecRequest, 'cmd'>): Promise<string>;
@@ -101,7 +104,23 @@ function metrics(render: () => string) {
   };
 }
 
-function statsSummary(summary: () => Promise<object>) {
+/** /metrics/resource: the Summary's CPU and memory as Prometheus text (`resource_scrape_error 1` when it fails). */
+function resourceMetrics(summary: () => Promise<Summary>) {
+  return async ({ res }: KubeletRequest) => {
+    const read = await summary().then(
+      (figures) => figures,
+      () => undefined,
+    );
+    const body = renderResourceMetrics(read);
+    res.writeHead(200, {
+      'content-type': PROMETHEUS_TEXT,
+      'content-length': String(Buffer.byteLength(body)),
+    });
+    res.end(body);
+  };
+}
+
+function statsSummary(summary: () => Promise<Summary>) {
   return async ({ res }: KubeletRequest) => {
     const body = JSON.stringify(await summary());
     res.writeHead(200, {
@@ -122,6 +141,7 @@ export function createKubeletRouter(host: KubeletServerHost): KubeletRouter {
     const summary = host.statsSummary.bind(host);
     // Upstream takes GET and POST (a POST once carried a filter body, now ignored).
     router.add({ methods: ['GET', 'POST'], pattern: '/stats/summary', handle: statsSummary(summary) });
+    router.add({ methods: ['GET'], pattern: '/metrics/resource', handle: resourceMetrics(summary) });
   }
   const pods = () => host.pods() as Pod[];
   if (host.streamingExecUrl) {
