@@ -83,6 +83,9 @@ async function warmCodeCache(): Promise<void> {
     [...CONTROL_PLANE_NODE_FLAGS, `${outdir}/main.js`, '--state-dir', stateDir, '--api-port', '0'],
     {
       stdio: 'ignore',
+      // A thread per component, so that each bundle runs and writes its cache (on two cores
+      // the default is one shared thread, which never loads the scheduler's own bundle).
+      env: { ...process.env, TKUBE_COMPONENT_THREADS: 'separate' },
     },
   );
   try {
