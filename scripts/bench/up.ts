@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { SETTLED_GC_DELAY_MS } from '../../src/controlplane/settled-gc.js';
 import { createDockerClient } from '../../src/providers/docker/docker-client.js';
 import { ensureNodeImage } from '../../src/providers/docker/image/node-image.js';
 import { type Figures, reportAgainstBaseline } from './baseline.js';
@@ -144,8 +145,9 @@ async function round(runJs: string, sample: Sample, label: string): Promise<void
     sample.up[nodes]!.push(await tkube(runJs, ['up', name, '--nodes', String(nodes)]));
     sample.upCpPlaneCpu[nodes]!.push(controlPlaneCpuMs(name));
     if (nodes === 3) {
-      // Memory once the cluster settled (leases, status reports).
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      // Memory of the idle cluster: once leases and status reports settled and the control plane's
+      // one collection after start-up (SETTLED_GC_DELAY_MS after it serves) has run.
+      await new Promise((resolve) => setTimeout(resolve, SETTLED_GC_DELAY_MS + 2_000));
       sample.rss.push(controlPlaneRssMiB(name));
       sample.node.push(...(await nodeMemoryMiB(name)));
     }
