@@ -154,7 +154,8 @@ export function managedFieldsFor(
   const next = JSON.parse(request.object) as JsonObject;
   const managed = manager.update(live, next, request.manager).metadata as JsonObject | undefined;
   if (managed?.managedFields === undefined) return {};
-  answered?.keep.keep(answered.id, managed.managedFields);
+  // Only a create's are checked with its object later.
+  if (request.live === undefined) answered?.keep.keep(answered.id, managed.managedFields);
   const slices = sliceJson(managed.managedFields, SLICE_CHARS);
   const whole = slices.length === 1 ? slices[0]!.json : undefined;
   return whole === undefined ? { managedFieldsSlices: slices } : { managedFields: whole };

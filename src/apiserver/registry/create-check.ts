@@ -5,7 +5,7 @@
 // a pod of 20,000 containers takes about 100 ms to validate and 50 ms to encode.
 import type { KubeObject } from '../../api/object.js';
 import { type FieldError, GoRendered } from '../../api/selectors/field-errors.js';
-import { fitsAsJson, overStorageLimit, storageEncodedSize } from './storage-limit.js';
+import { exceedsStorageLimit } from './storage-limit.js';
 import { storedForm } from './stored-object.js';
 import { rulesFor } from './validation/index.js';
 
@@ -32,12 +32,7 @@ export function checkCreate(request: CreateCheckRequest): CreateCheck {
   if (errors.length > 0) return { errors };
   const stored = storedForm(request.object);
   const storedText = JSON.stringify(stored);
-  if (
-    !fitsAsJson(request.key, storedText) &&
-    overStorageLimit(request.key, storageEncodedSize(stored, storedText))
-  )
-    return { tooLarge: true };
-  return { storedText };
+  return exceedsStorageLimit(request.key, storedText, stored) ? { tooLarge: true } : { storedText };
 }
 
 /** A field error as it crosses to another thread: a GoRendered value (a class) as its parts. */

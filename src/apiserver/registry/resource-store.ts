@@ -42,7 +42,7 @@ import {
 } from './garbage-collection-policy.js';
 import { generateName, metaOf, newUid, specChanged, timestamp } from './object-meta.js';
 import { parseResourceVersion } from './resource-version.js';
-import { fitsAsJson, overStorageLimit, storageEncodedSize } from './storage-limit.js';
+import { exceedsStorageLimit, fitsAsJson, overStorageLimit } from './storage-limit.js';
 import { decodeStored, encodeForStorage, storedForm, withResourceVersion } from './stored-object.js';
 import type { Strategy } from './strategy.js';
 import { rulesFor } from './validation/index.js';
@@ -294,8 +294,7 @@ export class ResourceStore {
   private checkStorageLimit(key: string, text: string, object: KubeObject): void {
     if (fitsAsJson(key, text)) return;
     // The object `text` was made from, measured as it is rather than parsed back from the text.
-    if (overStorageLimit(key, storageEncodedSize(storedForm(this.storageForm(object)), text)))
-      throw storageRequestTooLarge();
+    if (exceedsStorageLimit(key, text, storedForm(this.storageForm(object)))) throw storageRequestTooLarge();
   }
 
   /** checkStorageLimit, with a text over the limit in JSON measured by `measure` when given. */

@@ -22,3 +22,8 @@ export function overStorageLimit(key: string, encodedBytes: number): boolean {
 export function storageEncodedSize(stored: KubeObject, text: string): number {
   return protobufEncodedSize(stored.apiVersion ?? '', stored.kind ?? '', stored) ?? Buffer.byteLength(text);
 }
+
+/** Whether etcd would refuse `stored` (an object in its stored form, `text` its JSON) under `key`. */
+export function exceedsStorageLimit(key: string, text: string, stored: KubeObject): boolean {
+  return !fitsAsJson(key, text) && overStorageLimit(key, storageEncodedSize(stored, text));
+}
