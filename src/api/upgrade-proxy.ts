@@ -42,7 +42,7 @@ export const LINGER_MS = 30_000;
  * cleanly, the other is ended (its peer gets the rest, then EOF) and still read until its peer
  * closes too: closing a socket with unread input (a kubectl's SPDY window updates) makes the
  * kernel reset the connection and drop what it still holds for the peer, the tail of a large
- * `kubectl cp`. An error or an abrupt close ends both at once.
+ * `kubectl cp`. An error before a side's end, or an abrupt close, ends both at once.
  */
 export function joinStreams(a: Duplex, b: Duplex, lingerMs = LINGER_MS): Promise<void> {
   return new Promise((resolve) => {
@@ -64,8 +64,14 @@ export function joinStreams(a: Duplex, b: Duplex, lingerMs = LINGER_MS): Promise
       if (!other.writableEnded) other.end();
       linger = setTimeout(finish, lingerMs);
     };
-    a.on('error', finish);
-    b.on('error', finish);
+    // A side whose peer's bytes all came in can still fail a late write (Node ends a socket that
+    // is not half-open when its FIN arrives, and a window update piped to it then is an EPIPE):
+    // its 'close' follows and lets the other side finish delivering, as a clean close does.
+    const onError = (failed: Duplex) => () => {
+      if (!failed.readableEnded) finish();
+    };
+    a.on('error', onError(a));
+    b.on('error', onError(b));
     a.on('close', onClose(a, b));
     b.on('close', onClose(b, a));
     a.pipe(b);

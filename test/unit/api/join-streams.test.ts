@@ -63,6 +63,52 @@ describe('joinStreams', () => {
     expect(sha256(all)).toBe(sha256(payload));
   }, 60_000);
 
+  it('still delivers the tail when a write to the backend fails after the backend ended', async () => {
+    // The race behind a flaky run: the backend's FIN arrives, Node ends the proxy's socket to it
+    // (not half-open), and a window update from the reader is written to that socket just then:
+    // EPIPE. Everything the backend sent is in, so the reader must still get all of it, without a
+    // reset from the proxy closing its side with the reader's bytes unread.
+    const payload = Buffer.alloc(256 * 1024);
+    for (let i = 0; i < payload.length; i += 4) payload.writeUInt32LE((i * 2246822519) >>> 0, i);
+    // The backend reads nothing and answers after a while, so the reader's bytes stay queued.
+    const backendPort = await listen((socket) => {
+      setTimeout(() => socket.end(payload), 300);
+    });
+    let joined: Promise<void> | undefined;
+    let backendError: string | undefined;
+    const proxyPort = await listen((client) => {
+      const backend = connect(backendPort, '127.0.0.1');
+      // Node ends the socket a tick after 'end': the late write comes just after that.
+      backend.once('end', () =>
+        process.nextTick(() => process.nextTick(() => backend.write(Buffer.alloc(16)))),
+      );
+      backend.once('error', (error: NodeJS.ErrnoException) => {
+        backendError = error.code;
+      });
+      joined = joinStreams(client, backend);
+    }, true);
+    const reader = connect(proxyPort, '127.0.0.1');
+    let failure: string | undefined;
+    reader.on('error', (error: NodeJS.ErrnoException) => {
+      failure = error.code;
+    });
+    // More than the kernel's buffers on the way hold: the proxy has the reader's bytes unread.
+    reader.write(Buffer.alloc(16 * 1024 * 1024));
+    reader.pause();
+    const chunks: Buffer[] = [];
+    setTimeout(() => {
+      reader.on('data', (chunk: Buffer) => chunks.push(chunk));
+      reader.resume();
+    }, 600);
+    reader.on('end', () => reader.end());
+    await new Promise((resolve) => reader.once('close', resolve));
+    await joined;
+    expect(backendError).toBe('EPIPE');
+    expect(failure).toBeUndefined();
+    expect(Buffer.concat(chunks).length).toBe(payload.length);
+    expect(sha256(Buffer.concat(chunks))).toBe(sha256(payload));
+  }, 60_000);
+
   it('closes a side whose peer never closes after the linger time', async () => {
     const backendPort = await listen((socket) => socket.end('answer'));
     let joined: Promise<void> | undefined;
