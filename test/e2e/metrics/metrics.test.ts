@@ -301,6 +301,8 @@ describe('HorizontalPodAutoscaler on real usage', () => {
       60_000,
       'idle TARGETS',
     );
-    console.log(`scale-down to 1 after ${Date.now() - started} ms; TARGETS cpu: ${idle}%/50%`);
+    console.log(
+      `scale-down to 1 after ${Date.now() - started} ms; TARGETS cpu: ${idle}%/50%; ${messages.join(' / ')}`,
+    );
   }, 240_000);
 });
