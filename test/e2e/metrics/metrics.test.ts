@@ -2,9 +2,14 @@
 // same figures as /metrics/resource), read with real kubectl through nodes/proxy, reports the
 // node's and a CPU-burning pod's real usage from the node's cgroup and containerd's container
 // stats; the built-in metrics server scrapes it and
-// `kubectl top nodes` / `kubectl top pods --containers` print it.
+// `kubectl top nodes` / `kubectl top pods --containers` print it; and an autoscaling/v2 HPA
+// scales a CPU-burning Deployment up from 1 on that usage and back down to 1 once it idles.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Summary } from '../../../src/agent/kubelet/stats/summary.js';
+import type { Deployment } from '../../../src/api/types/apps-v1.generated.js';
+import type { HorizontalPodAutoscaler } from '../../../src/api/types/autoscaling-v2.generated.js';
+import type { Event, Pod } from '../../../src/api/types/core-v1.generated.js';
+import { DEPLOYMENTS, HPAS } from '../../../src/client/resources.js';
 import {
   BUSYBOX,
   isRunning,
@@ -139,4 +144,165 @@ describe('kubectl top', () => {
     expect(millicores(cpu)).toBeGreaterThanOrEqual(100);
     expect(memory).toMatch(/^\d+Mi$/);
   });
+});
+
+/** kubectl that must succeed. */
+async function ok(args: string[], input?: string): Promise<string> {
+  const result = await cluster.kubectl(args, input);
+  expect(result.exitCode, `kubectl ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+/** The HPA's SuccessfulRescale messages, oldest first. */
+async function rescales(name: string): Promise<string[]> {
+  const events = JSON.parse(
+    await ok([
+      'get',
+      'events',
+      '--field-selector',
+      `involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=${name}`,
+      '-o',
+      'json',
+    ]),
+  ) as { items: Event[] };
+  return events.items
+    .filter((event) => event.reason === 'SuccessfulRescale')
+    .sort((a, b) => (a.lastTimestamp ?? '').localeCompare(b.lastTimestamp ?? ''))
+    .map((event) => event.message ?? '');
+}
+
+/** `kubectl get hpa NAME`'s TARGETS utilization (`cpu: 187%/50%` → 187), or undefined for `<unknown>`. */
+async function targetsPercent(name: string): Promise<number | undefined> {
+  const table = await ok(['get', 'hpa', name]);
+  const match = /\scpu: (\d+)%\/50%\s/.exec(table);
+  return match ? Number(match[1]) : undefined;
+}
+
+describe('HorizontalPodAutoscaler on real usage', () => {
+  // Each burner may use 200m against a 100m request (200 % of it, four times the 50 % target), so
+  // the HPA proposes more than maxReplicas; it spins until /tmp/idle exists, then sleeps.
+  const name = 'cpu-burner';
+  const deployment: Deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          containers: [
+            {
+              name: 'spin',
+              image: BUSYBOX,
+              command: ['sh', '-c', 'while [ ! -e /tmp/idle ]; do :; done; exec sleep 3600'],
+              resources: { requests: { cpu: '100m' }, limits: { cpu: '200m' } },
+            },
+          ],
+        },
+      },
+    },
+  };
+  const autoscaler: HorizontalPodAutoscaler = {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
+      minReplicas: 1,
+      maxReplicas: 3,
+      metrics: [
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } },
+        },
+      ],
+      // Upstream's default keeps the highest recommendation of the last 5 minutes before scaling down.
+      behavior: { scaleDown: { stabilizationWindowSeconds: 5 } },
+    },
+  };
+  const getHpa = () => cluster.client.resource<HorizontalPodAutoscaler>(HPAS).get('default', name);
+  const getDeployment = () => cluster.client.resource<Deployment>(DEPLOYMENTS).get('default', name);
+  const specReplicas = async () => (await getDeployment()).spec?.replicas;
+  const condition = (hpa: HorizontalPodAutoscaler, type: string) =>
+    hpa.status?.conditions?.find((c) => c.type === type);
+
+  it('scales a CPU-burning Deployment up from 1 to maxReplicas on its pods’ CPU utilization', async () => {
+    const started = Date.now();
+    await ok(
+      ['apply', '-f', '-'],
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [deployment, autoscaler] }),
+    );
+    const scaled = await waitFor(
+      getHpa,
+      (hpa) => (hpa.status?.desiredReplicas ?? 0) > 1,
+      120_000,
+      'a scale-up',
+    );
+    // The status written with the rescale carries the utilization that drove it.
+    expect(scaled.status?.currentReplicas).toBe(1);
+    const current = scaled.status?.currentMetrics?.[0]?.resource?.current;
+    expect(scaled.status?.currentMetrics?.[0]?.type).toBe('Resource');
+    expect(current?.averageUtilization).toBeGreaterThan(50);
+    expect(condition(scaled, 'ScalingActive')).toMatchObject({
+      status: 'True',
+      reason: 'ValidMetricFound',
+      message:
+        'the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)',
+    });
+    expect(condition(scaled, 'AbleToScale')).toMatchObject({
+      status: 'True',
+      reason: 'SucceededRescale',
+      message: `the HPA controller was able to update the target scale to ${scaled.status?.desiredReplicas}`,
+    });
+    expect(await specReplicas()).toBe(scaled.status?.desiredReplicas);
+    const percent = await targetsPercent(name);
+    expect(percent).toBeGreaterThan(50);
+    const first = await rescales(name);
+    expect(first[0]).toMatch(
+      /^New size: [23]; reason: cpu resource utilization \(percentage of request\) above target$/,
+    );
+    // All the way to maxReplicas (one step at 200 %, two when a loaded machine gives a burner less).
+    // status.currentReplicas is the count the sync began with: the new count shows in desiredReplicas.
+    await waitFor(getHpa, (hpa) => hpa.status?.desiredReplicas === 3, 90_000, 'maxReplicas');
+    const ready = await waitFor(getDeployment, (d) => d.status?.readyReplicas === 3, 60_000, '3 ready pods');
+    expect(ready.spec?.replicas).toBe(3);
+    console.log(`scale-up to 3 after ${Date.now() - started} ms; TARGETS cpu: ${percent}%/50%`);
+  }, 240_000);
+
+  it('scales back down to 1 once the burners idle', async () => {
+    const started = Date.now();
+    const pods = JSON.parse(await ok(['get', 'pods', '-l', `app=${name}`, '-o', 'json'])) as { items: Pod[] };
+    const running = pods.items.filter((pod) => pod.metadata?.deletionTimestamp === undefined);
+    expect(running).toHaveLength(3);
+    // The pods stay: only their CPU falls.
+    await Promise.all(
+      running.map((pod) => ok(['exec', pod.metadata!.name!, '--', 'sh', '-c', ': > /tmp/idle'])),
+    );
+    const down = await waitFor(getHpa, (hpa) => hpa.status?.desiredReplicas === 1, 120_000, 'a scale-down');
+    expect(down.status?.currentReplicas).toBe(3);
+    expect(condition(down, 'AbleToScale')).toMatchObject({ reason: 'SucceededRescale' });
+    await waitFor(
+      getDeployment,
+      (d) => d.spec?.replicas === 1 && d.status?.replicas === 1,
+      30_000,
+      'one pod',
+    );
+    expect(condition(down, 'ScalingActive')?.status).toBe('True');
+    expect(condition(down, 'AbleToScale')?.status).toBe('True');
+    const messages = await rescales(name);
+    expect(messages.at(-1)).toBe('New size: 1; reason: All metrics below target');
+    // The idle pod's utilization is well under the target.
+    const idle = await waitFor(
+      () => targetsPercent(name),
+      (p) => p !== undefined && p < 50,
+      60_000,
+      'idle TARGETS',
+    );
+    console.log(
+      `scale-down to 1 after ${Date.now() - started} ms; TARGETS cpu: ${idle}%/50%; ${messages.join(' / ')}`,
+    );
+  }, 240_000);
 });
