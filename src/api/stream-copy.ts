@@ -21,6 +21,8 @@ export function copyStream(from: Duplex, to: Duplex, highWater = COPY_HIGH_WATER
   const onData = (chunk: Buffer) => write(chunk);
   from.on('data', onData);
   to.once('close', () => from.off('data', onData));
+  // As pipe does: a source paused by whoever handed it over (a proxy that read a request head) flows now.
+  if (!from.readableFlowing) from.resume();
 }
 
 /**

@@ -71,6 +71,17 @@ describe('copyStream', () => {
     expect(sink.writableLength).toBe(0);
   });
 
+  it('starts a source that was handed over paused, as pipe does', async () => {
+    const source = new PassThrough();
+    source.pause();
+    const sink = new PassThrough();
+    copyStream(source, sink);
+    source.write('after the head');
+    await turn();
+    await turn();
+    expect(sink.read()?.toString()).toBe('after the head');
+  });
+
   it("ends the sink when the source ends, after the source's bytes", async () => {
     const source = new PassThrough();
     const sink = new PassThrough();
