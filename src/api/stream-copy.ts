@@ -1,21 +1,17 @@
-// One direction of an upgraded connection (upstream's io.Copy in pkg/util/proxy/upgradeaware.go),
-// tuned for what a JavaScript hop costs per chunk rather than per byte. A TLS socket hands over
-// what it decrypts in 16 KiB pieces, several from one read; `pipe` wrote each as a TLS write and
-// a syscall of its own, and paused the source after every chunk over the sink's 16 KiB mark
-// (a readStop/readStart pair per chunk). Here the writes of one event-loop turn are corked into
-// one (a writev: one TLS write, one syscall) and the source pauses only when the sink holds
-// COPY_HIGH_WATER bytes unsent, as a kernel socket buffer would let io.Copy run ahead.
+// One direction of an upgraded connection (upstream's io.Copy in pkg/util/proxy/upgradeaware.go).
+// `pipe` paused the source after every chunk over the sink's 16 KiB mark (a readStop/readStart
+// pair per 16 KiB a TLS socket decrypts); here the source pauses only when the sink holds
+// COPY_HIGH_WATER bytes unsent, as a kernel socket buffer lets io.Copy run ahead. Each chunk is
+// counted for the control plane's scavenge pacing (streamed-bytes-gc.ts), and a source may read
+// into reused buffers (pooledCopyReads). Corking a turn's writes into one writev was measured
+// too and left out: no gain in CPU per GiB (TLS then copies the pieces into one buffer).
 import type { Duplex } from 'node:stream';
 import { noteStreamedBytes } from './streamed-bytes-gc.js';
 
 /** Bytes the sink may hold unsent before the source pauses. */
 export const COPY_HIGH_WATER = 1024 * 1024;
 
-/**
- * Copies `from`'s bytes to `to` until `from` ends (then ends `to`) or `to` closes. Writes made in
- * one event-loop turn leave together at the turn's end (setImmediate), so interactive bytes wait
- * no longer than the turn that read them.
- */
+/** Copies `from`'s bytes to `to` until `from` ends (then ends `to`) or `to` closes. */
 export function copyStream(from: Duplex, to: Duplex, highWater = COPY_HIGH_WATER): void {
   const write = streamCopier(from, to, highWater);
   const onData = (chunk: Buffer) => write(chunk);
@@ -35,7 +31,6 @@ export function streamCopier(
   to: Duplex,
   highWater = COPY_HIGH_WATER,
 ): (chunk: Buffer, done?: () => void) => void {
-  const corkTurn = turnCorker(to);
   let waiting = false;
   const onDrain = () => {
     waiting = false;
@@ -52,7 +47,6 @@ export function streamCopier(
   from.once('end', onEnd);
   return (chunk, done) => {
     if (to.destroyed || to.writableEnded) return done?.();
-    corkTurn();
     noteStreamedBytes(chunk.length);
     // A failed write still calls back: the chunk is no longer held either way.
     to.write(chunk, done && (() => done()));
@@ -124,23 +118,5 @@ export function pooledCopyReads(
     attach: (from) => {
       write = streamCopier(from, to, highWater);
     },
-  };
-}
-
-/**
- * A function to call before each write to `to`: the first in an event-loop turn corks `to`, and
- * the turn's end uncorks it, so that turn's writes leave as one.
- */
-export function turnCorker(to: Duplex): () => void {
-  let corked = false;
-  const flush = () => {
-    corked = false;
-    to.uncork();
-  };
-  return () => {
-    if (corked) return;
-    corked = true;
-    to.cork();
-    setImmediate(flush);
   };
 }

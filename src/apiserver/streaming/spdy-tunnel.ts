@@ -6,7 +6,6 @@
 // sees an upgrade failure (and kubectl falls back to SPDY).
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
-import { turnCorker } from '../../api/stream-copy.js';
 import { noteStreamedBytes } from '../../api/streamed-bytes-gc.js';
 import { sendUpgradeRequest } from './upgrade-response.js';
 import { pauseUntilDrained, rawDataBuffer, sendPaced } from './websocket-flow.js';
@@ -58,11 +57,7 @@ export async function tunnelSpdy(
     ws.on('message', (data: RawData) => {
       if (!backend.write(rawDataBuffer(data))) pauseUntilDrained(ws, backend);
     });
-    // The messages of one turn (a TLS read decrypts into several 16 KiB chunks) leave the
-    // client's socket as one write.
-    const corkTurn = turnCorker(client);
     backend.on('data', (chunk: Buffer) => {
-      corkTurn();
       noteStreamedBytes(chunk.length);
       sendPaced(ws, chunk, backend);
     });
