@@ -5,6 +5,7 @@
 // streaming server.
 import type { Duplex } from 'node:stream';
 import { type ConnectionOptions, type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { copyStream } from './stream-copy.js';
 
 /** Header names that describe this hop's connection and are set again for the next. */
 const HOP_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'keep-alive']);
@@ -38,7 +39,7 @@ export function joinUpgraded(client: Duplex, backend: Duplex, head: string, buff
 export const LINGER_MS = 30_000;
 
 /**
- * Copies each side's bytes to the other, as upstream's two io.Copy calls. When one side ends
+ * Copies each side's bytes to the other (copyStream), as upstream's two io.Copy calls. When one side ends
  * cleanly, the other is ended (its peer gets the rest, then EOF) and still read until its peer
  * closes too: closing a socket with unread input (a kubectl's SPDY window updates) makes the
  * kernel reset the connection and drop what it still holds for the peer, the tail of a large
@@ -74,8 +75,8 @@ export function joinStreams(a: Duplex, b: Duplex, lingerMs = LINGER_MS): Promise
     b.on('error', onError(b));
     a.on('close', onClose(a, b));
     b.on('close', onClose(b, a));
-    a.pipe(b);
-    b.pipe(a);
+    copyStream(a, b);
+    copyStream(b, a);
   });
 }
 

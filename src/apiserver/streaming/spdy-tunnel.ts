@@ -6,6 +6,7 @@
 // sees an upgrade failure (and kubectl falls back to SPDY).
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
+import { noteStreamedBytes } from '../../api/streamed-bytes-gc.js';
 import { sendUpgradeRequest } from './upgrade-response.js';
 import { pauseUntilDrained, rawDataBuffer, sendPaced } from './websocket-flow.js';
 
@@ -56,7 +57,10 @@ export async function tunnelSpdy(
     ws.on('message', (data: RawData) => {
       if (!backend.write(rawDataBuffer(data))) pauseUntilDrained(ws, backend);
     });
-    backend.on('data', (chunk: Buffer) => sendPaced(ws, chunk, backend));
+    backend.on('data', (chunk: Buffer) => {
+      noteStreamedBytes(chunk.length);
+      sendPaced(ws, chunk, backend);
+    });
     if (response.rest.length > 0) sendPaced(ws, response.rest, backend);
     backend.resume();
   });
