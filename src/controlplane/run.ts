@@ -63,7 +63,7 @@ export async function runControlPlane(
   const settledGc = collectGarbageWhenSettled();
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
-      clearTimeout(settledGc);
+      settledGc?.cancel();
       log(`received ${signal}, shutting down`);
       running.stop().then(resolve, (error: unknown) => {
         console.error(error);
