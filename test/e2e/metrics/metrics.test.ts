@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Summary } from '../../../src/agent/kubelet/stats/summary.js';
 import type { Deployment } from '../../../src/api/types/apps-v1.generated.js';
 import type { HorizontalPodAutoscaler } from '../../../src/api/types/autoscaling-v2.generated.js';
-import type { Event, Pod } from '../../../src/api/types/core-v1.generated.js';
+import type { Pod } from '../../../src/api/types/core-v1.generated.js';
 import { DEPLOYMENTS, HPAS } from '../../../src/client/resources.js';
+import { eventsAbout } from '../../support/events.js';
 import {
   BUSYBOX,
   isRunning,
@@ -155,17 +156,7 @@ async function ok(args: string[], input?: string): Promise<string> {
 
 /** The HPA's SuccessfulRescale messages, oldest first. */
 async function rescales(name: string): Promise<string[]> {
-  const events = JSON.parse(
-    await ok([
-      'get',
-      'events',
-      '--field-selector',
-      `involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=${name}`,
-      '-o',
-      'json',
-    ]),
-  ) as { items: Event[] };
-  return events.items
+  return (await eventsAbout(ok, 'HorizontalPodAutoscaler', name))
     .filter((event) => event.reason === 'SuccessfulRescale')
     .sort((a, b) => (a.lastTimestamp ?? '').localeCompare(b.lastTimestamp ?? ''))
     .map((event) => event.message ?? '');

@@ -9,6 +9,7 @@ import type { HorizontalPodAutoscaler } from '../../../src/api/types/autoscaling
 import type { Event } from '../../../src/api/types/core-v1.generated.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 import { eventually } from '../../support/control-plane.js';
+import { eventsAbout } from '../../support/events.js';
 
 let cluster: TestCluster;
 beforeAll(async () => {
@@ -30,19 +31,7 @@ const until = <T>(check: () => Promise<T | undefined>): Promise<T> => eventually
 const hpa = async (name: string): Promise<HorizontalPodAutoscaler> =>
   JSON.parse(await ok(['get', 'hpa.v2.autoscaling', name, '-o', 'json'])) as HorizontalPodAutoscaler;
 
-const events = async (name: string): Promise<Event[]> =>
-  (
-    JSON.parse(
-      await ok([
-        'get',
-        'events',
-        '--field-selector',
-        `involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=${name}`,
-        '-o',
-        'json',
-      ]),
-    ) as { items: Event[] }
-  ).items;
+const events = (name: string): Promise<Event[]> => eventsAbout(ok, 'HorizontalPodAutoscaler', name);
 
 const replicas = async (name: string): Promise<number> =>
   Number(await ok(['get', 'deployment', name, '-o', 'jsonpath={.spec.replicas}']));
