@@ -14,10 +14,17 @@ import type { ResourceLimits } from 'node:worker_threads';
 const THREAD_YOUNG_GENERATION_MB = 48;
 
 /**
- * Limits for a new worker thread. Clearing the flag is read only by isolates created from now
- * on: the main thread's heap was sized when the process started and keeps its 32 MiB.
+ * Clears the process's semi-space flag for the isolates created from now on; the main thread's
+ * heap was sized when the process started and keeps its 32 MiB. The control plane's entry calls
+ * this before it compiles its bundle: V8 takes a code cache only under the flags it was made
+ * with, and the cache is made seconds after start, when the threads have cleared the flag.
  */
-export function workerResourceLimits(): ResourceLimits {
+export function clearThreadSemiSpaceFlag(): void {
   setFlagsFromString('--max-semi-space-size=0');
+}
+
+/** Limits for a new worker thread. */
+export function workerResourceLimits(): ResourceLimits {
+  clearThreadSemiSpaceFlag();
   return { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB };
 }

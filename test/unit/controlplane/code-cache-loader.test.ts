@@ -13,8 +13,21 @@ const runner = new URL('./fixtures/run-with-code-cache.ts', import.meta.url).pat
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function run(cache = cacheFile): Promise<{ usedCache: boolean; run: unknown }> {
-  const result = await execa(process.execPath, ['--import', 'tsx', runner, file, cache]);
+async function run(
+  cache = cacheFile,
+  mode?: 'threads' | 'control-plane',
+): Promise<{ usedCache: boolean; run: unknown }> {
+  // The control plane's process flag (controlplane/main.ts), which its threads clear for themselves.
+  const flags = mode ? ['--max-semi-space-size=32'] : [];
+  const result = await execa(process.execPath, [
+    ...flags,
+    '--import',
+    'tsx',
+    runner,
+    file,
+    cache,
+    ...(mode ? [mode] : []),
+  ]);
   return JSON.parse(result.stdout);
 }
 
@@ -41,6 +54,19 @@ describe('runWithCodeCache', () => {
     expect((await run()).usedCache).toBe(false);
     expect(readFileSync(cacheFile).toString()).not.toBe('not a V8 code cache');
     expect((await run()).usedCache).toBe(true);
+  });
+
+  it("keeps taking the cache when the control plane clears its threads' heap flag before compiling", async () => {
+    const cache = join(dir, 'control-plane.cache');
+    expect((await run(cache, 'control-plane')).usedCache).toBe(false);
+    expect((await run(cache, 'control-plane')).usedCache).toBe(true);
+    expect((await run(cache, 'control-plane')).usedCache).toBe(true);
+  });
+
+  it('has V8 reject a cache made after a thread changed the flags (why the entry clears them first)', async () => {
+    const cache = join(dir, 'threads.cache');
+    expect((await run(cache, 'threads')).usedCache).toBe(false);
+    expect((await run(cache, 'threads')).usedCache).toBe(false);
   });
 
   it('still runs when the cache cannot be written', async () => {
