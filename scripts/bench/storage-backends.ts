@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EtcdStore } from '../../src/storage/etcd/etcd-store.js';
-import { PostgresStore, SqliteStore, type Store } from '../../src/storage/index.js';
+import { SqliteStore, type Store } from '../../src/storage/index.js';
+import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { type EtcdServer, etcdSkipReason, startEtcd } from '../../test/support/etcd-server.js';
 import { postgresSkipReason, startPostgres } from '../../test/support/postgres-server.js';
 

@@ -26,10 +26,18 @@ export type ComponentThreadLayout = 'separate' | 'shared' | 'none';
 /** What the thread tells the control plane once its fake nodes (if any) are Ready. */
 const READY = 'ready';
 
+/** The control plane's word to begin, once the apiserver serves: where its loopback socket is. */
+interface StartMessage {
+  readonly start: LoopbackAccess;
+}
+
+function isStartMessage(message: unknown): message is StartMessage {
+  return typeof message === 'object' && message !== null && 'start' in message;
+}
+
 export interface ComponentThreadData {
   readonly tkubeComponentThread: true;
   readonly components: readonly ComponentName[];
-  readonly access: LoopbackAccess;
   readonly settings: ClusterSettings;
   /** Fake nodes run beside the controller manager. */
   readonly fakeNodes?: FakeNodesOptions;
@@ -82,17 +90,29 @@ export type StartComponents = (
   leaderElection?: LeaderElectionSettings,
 ) => Components;
 
-/** The component thread's body: runs the components until the control plane says stop. */
+/**
+ * The component thread's body: waits for the control plane's word (the thread is started while
+ * the apiserver boots, so loading this program overlaps that), then runs the components until
+ * the control plane says stop.
+ */
 export function runComponentThread(data: ComponentThreadData, start: StartComponents): void {
-  const clients = new SocketLoopbackClients(data.access);
-  const components = start(clients, data.settings, data.components, data.fakeNodes, data.leaderElection);
-  components.ready.then(
-    () => parentPort!.postMessage(READY),
-    (error: unknown) => console.error(`fake nodes failed to start: ${String(error)}`),
-  );
+  let running: { components: Components; clients: SocketLoopbackClients } | undefined;
   parentPort!.on('message', (message: unknown) => {
+    if (isStartMessage(message)) {
+      if (running) return;
+      const clients = new SocketLoopbackClients(message.start);
+      const components = start(clients, data.settings, data.components, data.fakeNodes, data.leaderElection);
+      running = { components, clients };
+      components.ready.then(
+        () => parentPort!.postMessage(READY),
+        (error: unknown) => console.error(`fake nodes failed to start: ${String(error)}`),
+      );
+      return;
+    }
     if (message !== STOP) return;
     parentPort!.removeAllListeners('message');
+    if (!running) process.exit(0);
+    const { components, clients } = running;
     components
       .stop()
       .then(() => clients.close())
@@ -101,69 +121,78 @@ export function runComponentThread(data: ComponentThreadData, start: StartCompon
   });
 }
 
+/** Component threads loading their program while the apiserver boots, not yet running anything. */
+export interface PreparedComponentThreads {
+  /** Lets them run, on the apiserver's loopback socket; `ready` settles once any fake nodes are Ready. */
+  start(access: LoopbackAccess): Components;
+  /** Ends them unstarted, when the control plane fails to start. */
+  discard(): Promise<void>;
+}
+
 /**
  * Starts a thread for the scheduler and one for the controller manager with any fake nodes (or,
- * `shared`, one thread for both); `ready` settles once the fake nodes are Ready.
+ * `shared`, one thread for both). They load their program at once, beside the apiserver's
+ * bootstrap (the second core's work: on two cores the default accounts, which `tkube up` waits
+ * for, came ~250 ms sooner), and begin with `start`, as kube-controller-manager waits for the
+ * apiserver's /healthz.
  */
-export function startComponentThreads(
+export function prepareComponentThreads(
   entries: ComponentThreadEntries,
   layout: Exclude<ComponentThreadLayout, 'none'>,
-  access: LoopbackAccess,
   settings: ClusterSettings,
   fakeNodes?: FakeNodesOptions,
   leaderElection?: LeaderElectionSettings,
-): Components {
+): PreparedComponentThreads {
   if (layout === 'shared')
-    return startComponentThread(
+    return prepareComponentThread(
       entries.components,
       ['controller-manager', 'scheduler'],
-      access,
       settings,
       fakeNodes,
       leaderElection,
     );
-  const scheduler = startComponentThread(
+  const scheduler = prepareComponentThread(
     entries.scheduler,
     ['scheduler'],
-    access,
     settings,
     undefined,
     leaderElection,
   );
-  const controllerManager = startComponentThread(
+  const controllerManager = prepareComponentThread(
     entries.components,
     ['controller-manager'],
-    access,
     settings,
     fakeNodes,
     leaderElection,
   );
   return {
-    ready: controllerManager.ready,
-    async stop() {
-      await scheduler.stop();
-      await controllerManager.stop();
+    start(access) {
+      const started = [scheduler.start(access), controllerManager.start(access)] as const;
+      return {
+        ready: started[1].ready,
+        async stop() {
+          await started[0].stop();
+          await started[1].stop();
+        },
+      };
+    },
+    async discard() {
+      await Promise.all([scheduler.discard(), controllerManager.discard()]);
     },
   };
 }
 
-/**
- * Starts the component thread from `entry` (the running program's entry point). Started once the
- * apiserver is ready, as kube-controller-manager waits for its /healthz: loading the program
- * alongside the apiserver's bootstrap slowed that on two cores.
- */
-function startComponentThread(
+/** One component thread from `entry` (the running program's entry point), started as prepareComponentThreads says. */
+function prepareComponentThread(
   entry: string,
   components: readonly ComponentName[],
-  access: LoopbackAccess,
   settings: ClusterSettings,
   fakeNodes?: FakeNodesOptions,
   leaderElection?: LeaderElectionSettings,
-): Components {
+): PreparedComponentThreads {
   const data: ComponentThreadData = {
     tkubeComponentThread: true,
     components,
-    access,
     settings,
     fakeNodes,
     ...(leaderElection && { leaderElection }),
@@ -178,6 +207,7 @@ function startComponentThread(
           markReady = resolve;
         })
       : Promise.resolve();
+  let access: LoopbackAccess | undefined;
   let stopping = false;
   let worker: Worker;
   let restart: NodeJS.Timeout | undefined;
@@ -187,6 +217,9 @@ function startComponentThread(
       name: `tkube-${component}`,
       resourceLimits: workerResourceLimits(),
     });
+    // An unstarted thread does not keep the process alive: a control plane that fails to start exits.
+    if (access) worker.postMessage({ start: access } satisfies StartMessage);
+    else worker.unref();
     worker.on('message', (message: unknown) => {
       if (message === READY) markReady();
     });
@@ -197,22 +230,30 @@ function startComponentThread(
       if (stopping) return;
       console.error(`${component} thread exited (code ${code}); starting it again in ${RESTART_DELAY_MS} ms`);
       restart = setTimeout(launch, RESTART_DELAY_MS);
+      if (!access) restart.unref();
     });
   };
   launch();
+  const stop = async (): Promise<void> => {
+    stopping = true;
+    markReady();
+    clearTimeout(restart);
+    const current = worker;
+    if (current.threadId < 0) return;
+    const exited = new Promise<void>((resolve) => current.once('exit', () => resolve()));
+    current.postMessage(STOP);
+    const timer = setTimeout(() => void current.terminate(), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  };
   return {
-    ready,
-    async stop() {
-      stopping = true;
-      markReady();
-      clearTimeout(restart);
-      const current = worker;
-      if (current.threadId < 0) return;
-      const exited = new Promise<void>((resolve) => current.once('exit', () => resolve()));
-      current.postMessage(STOP);
-      const timer = setTimeout(() => void current.terminate(), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
+    start(loopback) {
+      if (access) throw new Error(`${component} thread was started already`);
+      access = loopback;
+      worker.ref();
+      worker.postMessage({ start: loopback } satisfies StartMessage);
+      return { ready, stop };
     },
+    discard: stop,
   };
 }

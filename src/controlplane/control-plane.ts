@@ -16,18 +16,27 @@ import { tunnelModeFrom } from '../apiserver/tunnel/dialer.js';
 import { HTTP2_SESSION_MEMORY_MB } from '../client/rest/connection.js';
 import type { Client } from '../client/types.js';
 import { type ClusterSettings, DEFAULT_CLUSTER_SETTINGS } from '../controllers/context.js';
-import { ensureApiServerKubeletClientCertificate, ensureClusterPki } from '../pki/cluster-pki.js';
+import {
+  type ClusterPki,
+  ensureApiServerKubeletClientCertificate,
+  ensureClusterPki,
+} from '../pki/cluster-pki.js';
 import { ensureFrontProxyPki, FRONT_PROXY_CLIENT_COMMON_NAME } from '../pki/front-proxy.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../pki/service-account-claims.js';
 import { clusterSettingsForNodes, type FakeNodes, type FakeNodesOptions } from '../providers/fake/index.js';
 import { type DatastoreEndpoint, openDatastore } from '../storage/index.js';
 import { bootstrapCluster, reconcileBootstrapPolicy } from './bootstrap.js';
-import { type ComponentThreadEntries, startComponentThreads } from './component-thread.js';
+import {
+  type ComponentThreadEntries,
+  type PreparedComponentThreads,
+  prepareComponentThreads,
+} from './component-thread.js';
 import { COMPONENT_NAMES, startComponents } from './components.js';
 import { waitForDefaultServiceAccounts } from './default-service-accounts.js';
 import { advertiseAddress, KubernetesEndpointsReconciler } from './kubernetes-endpoints.js';
 import type { LeaderElectionSettings } from './leader-elected.js';
 import {
+  type HostPortsMode,
   hostPortsModeFrom,
   type LoadBalancerHostPorts,
   startLoadBalancerHostPorts,
@@ -93,6 +102,40 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   // Owner-only even when it existed before: it holds the keys, the database and the loopback socket.
   chmodSync(options.stateDir, 0o700);
   const pki = await ensureClusterPki(join(options.stateDir, 'pki'));
+  // Many fake nodes need smaller pod CIDRs for each to get one.
+  const settings = clusterSettingsForNodes(options.fakeNodes?.count ?? 0, {
+    ...DEFAULT_CLUSTER_SETTINGS,
+    rootCaPem: pki.ca.certificatePem,
+    serviceAccountPrivateKeyPem: pki.serviceAccount.privateKeyPem,
+    clusterSigningCertPem: pki.ca.certificatePem,
+    clusterSigningKeyPem: pki.ca.privateKeyPem,
+    ...options.controllerSettings,
+  });
+  const threads =
+    options.componentThreadEntries &&
+    prepareComponentThreads(
+      options.componentThreadEntries,
+      options.componentThreadLayout ?? 'separate',
+      settings,
+      options.fakeNodes,
+      options.leaderElection,
+    );
+  try {
+    return await serveControlPlane(options, pki, settings, threads, hostPortsMode);
+  } catch (error) {
+    await threads?.discard();
+    throw error;
+  }
+}
+
+/** startControlPlane's part from the store on, with the component threads already loading. */
+async function serveControlPlane(
+  options: ControlPlaneOptions,
+  pki: ClusterPki,
+  settings: ClusterSettings,
+  threads: PreparedComponentThreads | undefined,
+  hostPortsMode: HostPortsMode,
+): Promise<RunningControlPlane> {
   const frontProxy = await ensureFrontProxyPki(join(options.stateDir, 'pki'));
   const store = await openDatastore(
     options.datastore ?? { kind: 'sqlite', path: join(options.stateDir, 'state.db') },
@@ -210,30 +253,14 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   await ensureTkubePolicy(apiServer);
   await ensureNodeAutoApprovePolicy(apiServer);
   await apiServer.start();
-  // Many fake nodes need smaller pod CIDRs for each to get one.
-  const settings = clusterSettingsForNodes(options.fakeNodes?.count ?? 0, {
-    ...DEFAULT_CLUSTER_SETTINGS,
-    rootCaPem: pki.ca.certificatePem,
-    serviceAccountPrivateKeyPem: pki.serviceAccount.privateKeyPem,
-    clusterSigningCertPem: pki.ca.certificatePem,
-    clusterSigningKeyPem: pki.ca.privateKeyPem,
-    ...options.controllerSettings,
-  });
   // Control planes sharing the state directory each need a loopback socket of their own.
   const loopbackDir = options.leaderElection
     ? join(options.stateDir, 'members', String(port))
     : options.stateDir;
   if (options.leaderElection) mkdirSync(loopbackDir, { recursive: true, mode: 0o700 });
   const loopback = new Loopback(apiServer, loopbackDir);
-  const components = options.componentThreadEntries
-    ? startComponentThreads(
-        options.componentThreadEntries,
-        options.componentThreadLayout ?? 'separate',
-        loopback.access(),
-        settings,
-        options.fakeNodes,
-        options.leaderElection,
-      )
+  const components = threads
+    ? threads.start(loopback.access())
     : startComponents(loopback, settings, COMPONENT_NAMES, options.fakeNodes, options.leaderElection);
   await components.ready;
   const loadBalancerHostPorts = startLoadBalancerHostPorts(

@@ -6,7 +6,6 @@
  */
 import { StoreOpenError } from './errors.js';
 import type { EtcdTls } from './etcd/etcd-store.js';
-import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './types.js';
 
@@ -93,16 +92,11 @@ export async function openDatastore(
   if (endpoint.kind === 'sqlite') {
     return SqliteStore.open({ path: endpoint.path, historyRevisions: options.historyRevisions });
   }
+  // The clients are loaded on demand: they cost start-up time and memory a SQLite cluster never
+  // uses (pg's module alone made every start load Node's fetch, ~40 ms, to ask if it runs on
+  // Cloudflare; etcd's pulls in gRPC).
   if (endpoint.kind === 'etcd') {
-    // Loaded on demand: the gRPC client costs start-up time and memory a SQLite cluster never uses.
-    let etcd: typeof import('./etcd/etcd-store.js');
-    try {
-      etcd = await import('./etcd/etcd-store.js');
-    } catch (error) {
-      throw new StoreOpenError(
-        `the etcd client cannot be loaded in this build: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
+    const etcd = await loadClient('etcd', () => import('./etcd/etcd-store.js'));
     return etcd.EtcdStore.open({
       endpoints: endpoint.endpoints,
       tls: endpoint.tls,
@@ -110,9 +104,20 @@ export async function openDatastore(
       connectTimeoutMs: DATASTORE_CONNECT_TIMEOUT_MS,
     });
   }
-  return PostgresStore.open({
+  const postgres = await loadClient('PostgreSQL', () => import('./postgres/postgres-store.js'));
+  return postgres.PostgresStore.open({
     url: endpoint.url,
     historyRevisions: options.historyRevisions,
     connectTimeoutMs: DATASTORE_CONNECT_TIMEOUT_MS,
   });
+}
+
+async function loadClient<T>(engine: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    throw new StoreOpenError(
+      `the ${engine} client cannot be loaded in this build: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
 }

@@ -7,6 +7,5 @@ export {
 } from './datastore-endpoint.js';
 export * from './errors.js';
 export { prefixEnd } from './keys.js';
-export { PostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export type * from './types.js';

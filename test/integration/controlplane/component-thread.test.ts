@@ -3,6 +3,7 @@
 // `tkube up` starts it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -93,4 +94,28 @@ describe('the component threads', () => {
     expect(output).toContain('control plane stopped');
     expect(output).not.toMatch(/thread (failed|exited)/);
   }, 20_000);
+
+  it('exits with the error when it cannot serve, the threads loading since start with it', async () => {
+    // The threads start loading before the apiserver listens; a failed start must not wait on them.
+    const taken = createServer();
+    const takenPort = await new Promise<number>((resolve) =>
+      taken.listen(0, '127.0.0.1', () => resolve((taken.address() as { port: number }).port)),
+    );
+    const failedDir = mkdtempSync(join(tmpdir(), 'tkube-component-thread-failed-'));
+    try {
+      const started = Date.now();
+      const failed = await execa(
+        command.file,
+        [...command.args, '--state-dir', failedDir, '--api-port', String(takenPort), '--fake-nodes', '1'],
+        { reject: false, timeout: 20_000 },
+      );
+      expect(failed.timedOut).toBe(false);
+      expect(failed.exitCode).not.toBe(0);
+      expect(failed.stderr).toMatch(/EADDRINUSE|in use/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      taken.close();
+      rmSync(failedDir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

@@ -1,5 +1,9 @@
 // `--datastore-endpoint` parsing (issue 30): the engines tkube has, etcd's member list and TLS
 // files, and a one-line refusal of anything else.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { parseDatastoreEndpoint, StoreOpenError } from '../../../src/storage/index.js';
 
@@ -45,5 +49,16 @@ describe('datastore endpoint', () => {
       kind: 'postgres',
       url: 'postgres://u:p@db:5432/k',
     });
+  });
+
+  it("opens SQLite without loading the other engines' clients (pg made every start load fetch)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tkube-datastore-'));
+    try {
+      const fixture = new URL('./fixtures/open-sqlite-datastore.ts', import.meta.url).pathname;
+      const result = await execa(process.execPath, ['--import', 'tsx', fixture, join(dir, 'state.db')]);
+      expect(JSON.parse(result.stdout)).toEqual({ fetch: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,8 @@
 // DatastoreUnavailableError (the apiserver's 503) while it is gone, nothing acknowledged is
 // lost, and the store works again, watches included, once the server is back.
 import { afterAll, describe, expect, it } from 'vitest';
-import { DatastoreUnavailableError, PostgresStore } from '../../../src/storage/index.js';
+import { DatastoreUnavailableError } from '../../../src/storage/index.js';
+import { PostgresStore } from '../../../src/storage/postgres/postgres-store.js';
 import { type PostgresServer, postgresSkipReason, startPostgres } from '../../support/postgres-server.js';
 import { collect } from './support.js';
 

@@ -3,13 +3,8 @@
 import { join } from 'node:path';
 import { afterAll, describe, onTestFinished } from 'vitest';
 import { EtcdStore } from '../../../src/storage/etcd/etcd-store.js';
-import {
-  PostgresStore,
-  SqliteStore,
-  type Store,
-  type Watch,
-  type WatchEvent,
-} from '../../../src/storage/index.js';
+import { SqliteStore, type Store, type Watch, type WatchEvent } from '../../../src/storage/index.js';
+import { PostgresStore } from '../../../src/storage/postgres/postgres-store.js';
 import { type EtcdServer, etcdSkipReason, startEtcd } from '../../support/etcd-server.js';
 import { type PostgresServer, postgresSkipReason, startPostgres } from '../../support/postgres-server.js';
 import { tempDir } from '../../support/temp.js';
