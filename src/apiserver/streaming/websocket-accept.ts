@@ -3,19 +3,28 @@
 // Upgrader's, which upstream's translating handlers use.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { badRequest, StatusError } from '../status.js';
 
 /** The subprotocol chosen for each request being accepted. */
 const chosen = new WeakMap<IncomingMessage, string>();
 
-const server = new WebSocketServer({
-  noServer: true,
-  perMessageDeflate: false,
-  // A channel message may be as large as a client writes it; kubectl writes 32 KiB at most.
-  maxPayload: 64 * 1024 * 1024,
-  handleProtocols: (_offered, req) => chosen.get(req) ?? false,
-});
+let server: Promise<WebSocketServer> | undefined;
+
+/** The package loads with the first WebSocket: most control planes never serve one. */
+function webSocketServer(): Promise<WebSocketServer> {
+  server ??= import('ws').then(
+    ({ WebSocketServer }) =>
+      new WebSocketServer({
+        noServer: true,
+        perMessageDeflate: false,
+        // A channel message may be as large as a client writes it; kubectl writes 32 KiB at most.
+        maxPayload: 64 * 1024 * 1024,
+        handleProtocols: (_offered, req) => chosen.get(req) ?? false,
+      }),
+  );
+  return server;
+}
 
 /** Throws the Status for a request that is no valid WebSocket handshake. */
 export function checkWebSocketHandshake(method: string, headers: IncomingHttpHeaders): void {
@@ -50,11 +59,24 @@ export function acceptWebSocket(req: IncomingMessage, socket: Duplex, protocol: 
     req.headers['sec-websocket-protocol'] = 'chosen';
   }
   return new Promise((resolve, reject) => {
-    const gone = () => reject(new Error('the client went away during the WebSocket handshake'));
+    let closed = false;
+    const gone = () => {
+      closed = true;
+      reject(new Error('the client went away during the WebSocket handshake'));
+    };
     socket.once('close', gone);
-    server.handleUpgrade(req, socket, Buffer.alloc(0), (ws) => {
-      socket.off('close', gone);
-      resolve(ws);
-    });
+    webSocketServer().then(
+      (accepting) => {
+        if (closed) return;
+        accepting.handleUpgrade(req, socket, Buffer.alloc(0), (ws) => {
+          socket.off('close', gone);
+          resolve(ws);
+        });
+      },
+      (error: unknown) => {
+        socket.off('close', gone);
+        reject(error);
+      },
+    );
   });
 }
