@@ -16,7 +16,7 @@ import { takeClusterRsaKeys } from '../pki/early-keys.js';
 import { fakeNodeName } from '../providers/fake/fake-nodes.js';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 import type { ClusterNetwork } from '../providers/types.js';
-import { parseDatastoreEndpoint } from '../storage/index.js';
+import { parseDatastoreEndpoint } from '../storage/datastore-endpoint-url.js';
 import type { ClusterConfig } from './config/cluster-config.js';
 import {
   type ControlPlaneCommand,
