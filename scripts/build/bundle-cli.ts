@@ -13,6 +13,13 @@ import { build, type Plugin } from 'esbuild';
 import { cliEntrySource, distModuleUrls } from './cli-sources.js';
 import { NODE_BUNDLE } from './node-bundle.js';
 
+/**
+ * The hidden command that runs a whole control plane in the foreground (the control plane has
+ * its own bundle): with it, the bundle every command loads would be twice as big. bin/run.js
+ * runs it from dist/.
+ */
+const MODULES_ONLY_COMMAND = 'controlplane';
+
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const outdir = join(root, 'dist', 'cli-bundle');
 const bundle = join(outdir, 'cli.cjs');
@@ -52,7 +59,7 @@ async function bundleCli(): Promise<void> {
     cliEntrySource(
       [`import { runBundledCli } from ${JSON.stringify(join(root, 'dist', 'cli', 'bundle.js'))};`],
       ['void runBundledCli(COMMANDS);'],
-      true,
+      { lazy: true, omit: [MODULES_ONLY_COMMAND] },
     ),
   );
   await build({

@@ -14,14 +14,21 @@ interface Manifest {
 }
 
 /**
- * The source of an entry module: `head`, then `COMMANDS` (id → command class). Eager, each
+ * The source of an entry module: `head`, then `COMMANDS` (id → command class) but those `omit`
+ * names. Eager, each
  * command is imported; lazy, each is a getter that require()s its module, which esbuild then
  * evaluates only when oclif asks for that command (oclif takes the others' flags and help from
  * oclif.manifest.json), as the unbundled CLI imports only the command it runs.
  */
-export function cliEntrySource(head: string[], tail: string[] = [], lazy = false): string {
+export function cliEntrySource(
+  head: string[],
+  tail: string[] = [],
+  { lazy = false, omit = [] }: { lazy?: boolean; omit?: readonly string[] } = {},
+): string {
   const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as Manifest;
-  const entries = Object.entries(manifest.commands).sort(([a], [b]) => a.localeCompare(b));
+  const entries = Object.entries(manifest.commands)
+    .filter(([id]) => !omit.includes(id))
+    .sort(([a], [b]) => a.localeCompare(b));
   const path = (relativePath: string[]) => JSON.stringify(join(root, ...relativePath));
   const commands = lazy
     ? entries.map(

@@ -77,6 +77,13 @@ describe('bin/run.js and the CLI bundle', () => {
     });
   });
 
+  it('runs the hidden controlplane command, left out of the bundle, from dist/', async () => {
+    const result = await run(repoRoot, ['controlplane', '--help']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('--state-dir');
+    expect(result.probe).toEqual({ scripts: [], oclifFromNodeModules: true, bundleRequired: false });
+  });
+
   it('writes a missing cache from a long command, and the next command takes it', async () => {
     const cacheFile = `${pkgBundle}.cache`;
     rmSync(cacheFile, { force: true });
