@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
 import { inject } from 'postject';
 import {
   PAYLOAD_MANIFEST_ASSET,
@@ -26,6 +26,7 @@ import {
   type PayloadManifest,
   payloadAssetKey,
 } from '../../src/executable/payload.js';
+import { cliEntrySource, distModuleUrls } from './cli-sources.js';
 import { NODE_BUNDLE } from './node-bundle.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -36,41 +37,11 @@ export const EXECUTABLE_PATH = join(EXECUTABLE_DIR, 'tkube');
 /** Node.js's fuse for single executable applications (its documentation gives it). */
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
-interface Manifest {
-  commands: Record<string, { relativePath: string[] }>;
-}
-
-/**
- * Each compiled module finds files beside it through import.meta.url (package.json, the
- * bundles, templates): in the bundle it gets the URL it has in dist/, under the payload's root.
- */
-const distModuleUrls: Plugin = {
-  name: 'dist-module-urls',
-  setup(builder) {
-    builder.onLoad({ filter: /\.js$/ }, (args) => {
-      if (!args.path.startsWith(dist + sep)) return undefined;
-      const source = readFileSync(args.path, 'utf8');
-      if (!source.includes('import.meta.url')) return undefined;
-      const path = relative(dist, args.path).split(sep).join('/');
-      const url = `new URL(${JSON.stringify(path)}, __tkubeDistUrl).href`;
-      return { contents: source.replaceAll('import.meta.url', url), loader: 'js' };
-    });
-  },
-};
-
 async function bundleCli(): Promise<string> {
-  const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as Manifest;
-  const entries = Object.entries(manifest.commands).sort(([a], [b]) => a.localeCompare(b));
   const entry = join(EXECUTABLE_DIR, 'cli-entry.js');
   writeFileSync(
     entry,
-    [
-      `export { runCli } from ${JSON.stringify(join(dist, 'executable', 'cli.js'))};`,
-      ...entries.map(
-        ([, command], i) => `import command${i} from ${JSON.stringify(join(root, ...command.relativePath))};`,
-      ),
-      `export const COMMANDS = {${entries.map(([id], i) => `${JSON.stringify(id)}: command${i}`).join(', ')}};`,
-    ].join('\n'),
+    cliEntrySource([`export { runCli } from ${JSON.stringify(join(dist, 'executable', 'cli.js'))};`]),
   );
   return bundleForPayload(entry, join(EXECUTABLE_DIR, 'cli.mjs'));
 }

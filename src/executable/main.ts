@@ -7,38 +7,20 @@
 //   after their hash (the native SQLite addon must be a file to be loaded, and the control
 //   plane's bundle is started from disk), then the CLI bundle runs from there.
 // Only builtin modules can be required here; ES modules on disk are imported through the
-// main context's loader, which vm gives since Node.js 20.12.
+// main context's loader (cli/import-from-disk.ts).
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { getAsset } from 'node:sea';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { constants, Script } from 'node:vm';
+import { importFromDisk } from '../cli/import-from-disk.js';
 import { PAYLOAD_MANIFEST_ASSET, type PayloadManifest, payloadAssetKey, RUNTIME_ARGV0 } from './payload.js';
 
 /** The CLI bundle inside the payload; the CLI's files sit around it as in the npm package. */
 const CLI_BUNDLE = 'dist/executable/cli.mjs';
 /** `tkube version` alone, a small bundle beside it. */
 const VERSION_BUNDLE = 'dist/executable/version.mjs';
-
-type ImportFromDisk = (url: string) => Promise<Record<string, unknown>>;
-
-/** `import()` with Node's own ES module loader (the executable's main script has none of its own). */
-function importFromDisk(url: string): Promise<Record<string, unknown>> {
-  // The loader is marked experimental in Node.js 20; its one warning would precede every command.
-  const emitWarning = process.emitWarning;
-  process.emitWarning = ((warning: string | Error, ...rest: never[]) => {
-    const text = typeof warning === 'string' ? warning : warning.message;
-    if (!text.includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) emitWarning.call(process, warning, ...rest);
-  }) as typeof process.emitWarning;
-  const load = new Script('(url) => import(url)', {
-    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  }).runInThisContext() as ImportFromDisk;
-  return load(url).finally(() => {
-    process.emitWarning = emitWarning;
-  });
-}
 
 /** `node [--version | V8 flags] SCRIPT [ARGS]`: what tkube itself asks of a Node.js runtime. */
 async function runAsNode(args: string[]): Promise<void> {
