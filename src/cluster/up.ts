@@ -12,7 +12,7 @@ import { httpsClient } from '../client/transports.js';
 import type { Client } from '../client/types.js';
 import { waitForDefaultServiceAccounts } from '../controlplane/default-service-accounts.js';
 import { type ClusterPki, ensureClusterPki } from '../pki/cluster-pki.js';
-import { takeClusterRsaKeys } from '../pki/early-keys.js';
+import { generateRsaKeyPair } from '../pki/keys.js';
 import { fakeNodeName } from '../providers/fake/fake-nodes.js';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 import type { ClusterNetwork } from '../providers/types.js';
@@ -214,9 +214,12 @@ export async function up(options: UpOptions): Promise<UpResult> {
   const controlPlanePorts = controlPlanes > 1 ? await findFreePorts(controlPlanes, apiPort) : undefined;
   const kubeconfigPath = kubeconfigPathForMerge(options.kubeconfigPath, env);
   await assertKubeconfigWritable(kubeconfigPath);
-  // The two RSA keys (CA, service accounts) take most of the certificates' time: begun when the
-  // CLI started (bin/run.js), else now.
-  const rsaKeys = takeClusterRsaKeys();
+  // The two RSA keys (CA, service accounts) take most of the certificates' time: start at once.
+  const rsaKeys = Promise.all([generateRsaKeyPair(), generateRsaKeyPair()]).then(([ca, serviceAccount]) => ({
+    ca,
+    serviceAccount,
+  }));
+  rsaKeys.catch(() => undefined);
 
   // The Docker half is loaded only for nodes: dockerode and its dependencies cost a fifth of a
   // second of CPU to load, which `up --nodes 0` need not pay.
