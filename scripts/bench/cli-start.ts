@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { isolatedCliEnv } from './cli-env.js';
 import { percentile, printTable } from './report.js';
 
 const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 5);
@@ -20,12 +21,7 @@ const previousRunJs = process.env.BENCH_CLI_PREVIOUS_RUN_JS;
 const bundleDir = fileURLToPath(new URL('../../dist/cli-bundle', import.meta.url));
 const hiddenBundleDir = `${bundleDir}.bench-hidden`;
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-cli-'));
-const env = {
-  ...process.env,
-  TKUBE_HOME: join(dir, 'home'),
-  KUBECONFIG: join(dir, 'kubeconfig'),
-  CI: 'true',
-};
+const env = isolatedCliEnv(dir);
 
 type Variant = 'bundle' | 'modules' | 'previous';
 const variants: Variant[] = ['bundle', 'modules', ...(previousRunJs ? (['previous'] as const) : [])];

@@ -15,6 +15,7 @@ import type { Node, Service } from '../../src/api/types/core-v1.generated.js';
 import { NODES, SERVICES } from '../../src/client/resources.js';
 import { clientFromKubeconfig } from '../../src/client/transports.js';
 import { buildBusyboxImage } from '../../test/e2e/kubelet/pods-support.js';
+import { isolatedCliEnv } from './cli-env.js';
 import {
   DNS_LOAD_SCRIPT,
   type DnsLoadResult,
@@ -31,12 +32,7 @@ const MAX_SECONDS = 5;
 const IN_FLIGHT = 32;
 const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-dns-'));
-const env = {
-  ...process.env,
-  TKUBE_HOME: join(dir, 'home'),
-  KUBECONFIG: join(dir, 'kubeconfig'),
-  CI: 'true',
-};
+const env = isolatedCliEnv(dir);
 const cluster = process.env.TKUBE_BENCH_CLUSTER ?? 'dn-bench';
 /** A tag of its own: other suites on this Docker rebuild the shared one with their own applets. */
 const IMAGE = 'tkube-test/busybox:dns-bench';

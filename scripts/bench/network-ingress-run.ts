@@ -14,17 +14,13 @@ import type { Node, Pod, Service } from '../../src/api/types/core-v1.generated.j
 import { NODES, PODS, SERVICES } from '../../src/client/resources.js';
 import { clientFromKubeconfig } from '../../src/client/transports.js';
 import { buildBusyboxImage, waitFor } from '../../test/e2e/kubelet/pods-support.js';
+import { isolatedCliEnv } from './cli-env.js';
 import { type ProxyBuild, runIngressBench } from './network-ingress.js';
 import { httpBackendPod } from './node-script-pod.js';
 
 const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-ingress-'));
-const env = {
-  ...process.env,
-  TKUBE_HOME: join(dir, 'home'),
-  KUBECONFIG: join(dir, 'kubeconfig'),
-  CI: 'true',
-};
+const env = isolatedCliEnv(dir);
 const cluster = process.env.TKUBE_BENCH_CLUSTER ?? 'ingress-bench';
 const context = `tkube-${cluster}`;
 const IMAGE = 'tkube-test/busybox:net-bench';

@@ -28,6 +28,7 @@ import { sleep } from '../../src/client/informers/index.js';
 import { ENDPOINT_SLICES, NODES, PODS, SERVICES } from '../../src/client/resources.js';
 import { clientFromKubeconfig } from '../../src/client/transports.js';
 import { buildBusyboxImage, waitFor } from '../../test/e2e/kubelet/pods-support.js';
+import { isolatedCliEnv } from './cli-env.js';
 import { dnsHandlerCpuPerQuery } from './dns-handler.js';
 import { runIngressBench } from './network-ingress.js';
 import { policyChangeLatency, policyChangeRow } from './network-policy.js';
@@ -54,12 +55,7 @@ const HTTP_SECONDS = 5;
 const HTTP_CONCURRENCY = 8;
 const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-network-'));
-const env = {
-  ...process.env,
-  TKUBE_HOME: join(dir, 'home'),
-  KUBECONFIG: join(dir, 'kubeconfig'),
-  CI: 'true',
-};
+const env = isolatedCliEnv(dir);
 const cluster = process.env.TKUBE_BENCH_CLUSTER ?? 'net-bench';
 const context = `tkube-${cluster}`;
 /** A tag of its own: other suites on this Docker rebuild the shared one with their own applets. */

@@ -17,6 +17,7 @@ import { PODS } from '../../src/client/resources.js';
 import { clientFromKubeconfig } from '../../src/client/transports.js';
 import type { ResourceClient } from '../../src/client/types.js';
 import { BUSYBOX, buildBusyboxImage } from '../../test/e2e/kubelet/pods-support.js';
+import { isolatedCliEnv } from './cli-env.js';
 import { percentile, printTable } from './report.js';
 
 const PODS_COUNT = 50;
@@ -26,12 +27,7 @@ const LATENCY_PODS_PER_SECOND = 5;
 const RUNNING_TIMEOUT_MS = 120_000;
 const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-pods-'));
-const env = {
-  ...process.env,
-  TKUBE_HOME: join(dir, 'home'),
-  KUBECONFIG: join(dir, 'kubeconfig'),
-  CI: 'true',
-};
+const env = isolatedCliEnv(dir);
 const cluster = 'bench-pods';
 
 async function tkube(args: string[]): Promise<void> {

@@ -22,6 +22,7 @@ import { NODES, PODS } from '../../src/client/resources.js';
 import { clientFromKubeconfig } from '../../src/client/transports.js';
 import { kubectl128 } from '../../test/e2e/exec/exec-support.js';
 import { buildBusyboxImage } from '../../test/e2e/kubelet/pods-support.js';
+import { isolatedCliEnv } from './cli-env.js';
 import { benchMetricsScrape, METRICS_SCRAPE_HEADER, METRICS_SCRAPE_TITLE } from './metrics-scrape.js';
 import { percentile, printTable } from './report.js';
 
@@ -68,7 +69,7 @@ function target(label: string, cli: string, index: number): Target {
     label,
     runJs: cli,
     cluster: `${clusterPrefix}-${label}`,
-    env: { ...process.env, TKUBE_HOME: join(home, 'home'), KUBECONFIG: join(home, 'kubeconfig'), CI: 'true' },
+    env: isolatedCliEnv(home),
     forwardPorts: [18_091 + index * 2, 18_092 + index * 2],
     execTimes: [],
     echoTimes: [],

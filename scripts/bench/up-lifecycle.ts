@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { BUSYBOX, buildBusyboxImage } from '../../test/e2e/kubelet/pods-support.js';
 import { backendContainer } from '../../test/e2e/network/support.js';
+import { isolatedCliEnv } from './cli-env.js';
 import { percentile, printTable } from './report.js';
 
 const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
@@ -123,12 +124,7 @@ export function printLifecycle(times: LifecycleTimes): void {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-life-'));
-  const env = {
-    ...process.env,
-    TKUBE_HOME: join(dir, 'home'),
-    KUBECONFIG: join(dir, 'kubeconfig'),
-    CI: 'true',
-  };
+  const env = isolatedCliEnv(dir);
   try {
     printLifecycle(
       await benchLifecycle(

@@ -15,6 +15,7 @@ import { SETTLED_GC_DELAY_MS } from '../../src/controlplane/settled-gc.js';
 import { createDockerClient } from '../../src/providers/docker/docker-client.js';
 import { ensureNodeImage } from '../../src/providers/docker/image/node-image.js';
 import { type Figures, reportAgainstBaseline } from './baseline.js';
+import { isolatedCliEnv } from './cli-env.js';
 import { percentile, printTable } from './report.js';
 import { benchLifecycle, printLifecycle } from './up-lifecycle.js';
 import { benchPackage, printPackage } from './up-package.js';
@@ -27,12 +28,7 @@ const NODE_COUNTS = [0, 1, 3] as const;
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const currentRunJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tkube-bench-up-'));
-const env = {
-  ...process.env,
-  TKUBE_HOME: join(dir, 'home'),
-  KUBECONFIG: join(dir, 'kubeconfig'),
-  CI: 'true',
-};
+const env = isolatedCliEnv(dir);
 const docker = createDockerClient();
 /** Cluster names start with this (BENCH_UP_CLUSTER_PREFIX), so runs beside each other do not collide. */
 const prefix = process.env.BENCH_UP_CLUSTER_PREFIX ?? 'bench';

@@ -14,11 +14,10 @@ interface Manifest {
 }
 
 /**
- * The source of an entry module: `head`, then `COMMANDS` (id → command class) but those `omit`
- * names. Eager, each
- * command is imported; lazy, each is a getter that require()s its module, which esbuild then
- * evaluates only when oclif asks for that command (oclif takes the others' flags and help from
- * oclif.manifest.json), as the unbundled CLI imports only the command it runs.
+ * The source of an entry module: `head`, then `COMMANDS` (id → command class) except the ids in
+ * `omit`. Eager, each command is imported; lazy, each is a getter that require()s its module,
+ * which esbuild then evaluates only when oclif asks for that command (oclif takes the others'
+ * flags and help from oclif.manifest.json), as the unbundled CLI imports only the command it runs.
  */
 export function cliEntrySource(
   head: string[],

@@ -16,11 +16,17 @@ afterEach(() => {
   globals.gc = exposed;
 });
 
+/** A stand-in for --expose-gc's gc(), with fake timers to step the delays. */
+function fakeGcOnFakeTimers() {
+  vi.useFakeTimers();
+  const gc = vi.fn();
+  globals.gc = gc;
+  return gc;
+}
+
 describe('collectGarbageWhenSettled', () => {
   it('collects once, after the delay, when the young generation shrank', () => {
-    vi.useFakeTimers();
-    const gc = vi.fn();
-    globals.gc = gc;
+    const gc = fakeGcOnFakeTimers();
     expect(collectGarbageWhenSettled({ delayMs: 10_000, youngBytes: () => MiB })).toBeDefined();
     vi.advanceTimersByTime(9_999);
     expect(gc).not.toHaveBeenCalled();
@@ -31,9 +37,7 @@ describe('collectGarbageWhenSettled', () => {
   });
 
   it('collects again while the young generation stays big, up to the attempts', () => {
-    vi.useFakeTimers();
-    const gc = vi.fn();
-    globals.gc = gc;
+    const gc = fakeGcOnFakeTimers();
     const sizes = [32 * MiB, 16 * MiB, MiB];
     const youngBytes = () => sizes[gc.mock.calls.length - 1] ?? MiB;
     collectGarbageWhenSettled({ delayMs: 10_000, retryMs: 5_000, attempts: 5, youngBytes });
@@ -56,9 +60,7 @@ describe('collectGarbageWhenSettled', () => {
   });
 
   it('collects no more once cancelled', () => {
-    vi.useFakeTimers();
-    const gc = vi.fn();
-    globals.gc = gc;
+    const gc = fakeGcOnFakeTimers();
     const settled = collectGarbageWhenSettled({ delayMs: 10_000, youngBytes: () => 32 * MiB });
     vi.advanceTimersByTime(10_000);
     settled?.cancel();
