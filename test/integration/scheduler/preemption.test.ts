@@ -169,6 +169,21 @@ describe('priority and preemption', () => {
     await ok(cluster, ['delete', 'namespace', 'preempt', 'guarded', 'never', '--wait=true']);
     await ok(cluster, ['create', 'namespace', 'order']);
     await ok(cluster, ['cordon', ...FAKE_NODES]);
+    // The node lifecycle controller follows a cordon with the node.kubernetes.io/unschedulable
+    // taint. Were that node update to reach the scheduler after the pods' first attempt, it would
+    // retry them and lengthen one's backoff past the wait below, and the pod whose backoff ran out
+    // first would take the room regardless of priority.
+    await until('the unschedulable taint on every cordoned node', async () => {
+      const taints = await ok(cluster, [
+        'get',
+        'nodes',
+        ...FAKE_NODES,
+        '-o',
+        'jsonpath={range .items[*]}{.spec.taints[*].key}{"\\n"}{end}',
+      ]);
+      const tainted = taints.split('\n').filter((keys) => keys.includes('node.kubernetes.io/unschedulable'));
+      return tainted.length === FAKE_NODES.length ? true : undefined;
+    });
     try {
       await create(cluster, 'order', sixCpus('early-low', 'low'));
       await create(cluster, 'order', sixCpus('late-high', 'high-never'));
@@ -196,5 +211,5 @@ describe('priority and preemption', () => {
       await ok(cluster, ['uncordon', ...FAKE_NODES]);
     }
     expect(['fake-node-0', 'fake-node-2']).toContain(await boundNode(cluster, 'order', 'early-low'));
-  });
+  }, 90_000);
 });
