@@ -1,7 +1,11 @@
 import type { Reporter, TestModule } from 'vitest/node';
 
+/** How many of the slowest test files the summary lists. */
+const SLOWEST_SHOWN = 25;
+
 /**
- * Ends the run with one plain line, `tests: N passed, N failed, N skipped`, so that a CI
+ * Ends the run with the slowest test files (where CI's time goes, in the part of the log a
+ * reader sees) and one plain line, `tests: N passed, N failed, N skipped`, so that a CI
  * log reader that does not know vitest's own summary can still count the tests.
  */
 export default class SummaryReporter implements Reporter {
@@ -18,6 +22,13 @@ export default class SummaryReporter implements Reporter {
       }
       if (module.state() === 'failed' && module.children.size === 0) failed++;
     }
+    const slowest = testModules
+      .map((module) => ({ file: module.relativeModuleId, seconds: module.diagnostic().duration / 1000 }))
+      .sort((a, b) => b.seconds - a.seconds)
+      .slice(0, SLOWEST_SHOWN);
+    process.stdout.write(`\nslowest test files (tests and hooks, seconds):\n`);
+    for (const { file, seconds } of slowest)
+      process.stdout.write(`${seconds.toFixed(1).padStart(8)}  ${file}\n`);
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }
