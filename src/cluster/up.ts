@@ -214,12 +214,9 @@ export async function up(options: UpOptions): Promise<UpResult> {
   const controlPlanePorts = controlPlanes > 1 ? await findFreePorts(controlPlanes, apiPort) : undefined;
   const kubeconfigPath = kubeconfigPathForMerge(options.kubeconfigPath, env);
   await assertKubeconfigWritable(kubeconfigPath);
-  // The two RSA keys (CA, service accounts) take most of the certificates' time: start at once.
-  const rsaKeys = Promise.all([generateRsaKeyPair(), generateRsaKeyPair()]).then(([ca, serviceAccount]) => ({
-    ca,
-    serviceAccount,
-  }));
-  rsaKeys.catch(() => undefined);
+  // The service-account key (RSA) takes most of the certificates' time: start it at once.
+  const serviceAccountKeys = generateRsaKeyPair();
+  serviceAccountKeys.catch(() => undefined);
 
   // The Docker half is loaded only for nodes: dockerode and its dependencies cost a fifth of a
   // second of CPU to load, which `up --nodes 0` need not pay.
@@ -384,7 +381,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
           title: 'Generating certificates',
           run: async () => {
             pki = await ensureClusterPki(paths.pkiDir, {
-              rsaKeys,
+              serviceAccountKeys,
               ...(network && { apiServerSans: { ipAddresses: [network.gateway] } }),
             });
             checkpoint();

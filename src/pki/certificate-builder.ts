@@ -1,9 +1,11 @@
-import { createPublicKey, type KeyObject, randomBytes, sign } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject, randomBytes, sign } from 'node:crypto';
 import forge from 'node-forge';
 
 /**
  * Builds X.509 certificates with forge and signs them natively: forge's pure-JS RSA signing costs
- * ~80 ms a certificate on this machine, OpenSSL's a few hundred microseconds.
+ * ~80 ms a certificate on this machine, OpenSSL's a few hundred microseconds. Issuers sign with
+ * RSA (SHA-256 with RSA) or ECDSA P-256 (ECDSA with SHA-256); forge knows only the former, so the
+ * signature algorithm, the outer structure and an ECDSA key's identifier are put in here.
  */
 
 export interface DistinguishedName {
@@ -32,7 +34,54 @@ export interface CertificateSpec {
 export interface CertificateIssuer {
   /** The issuer's subject Name as DER read from its certificate, or 'self' for a self-signed certificate. */
   name: forge.asn1.Asn1 | 'self';
+  /** RSA, or ECDSA on P-256 (see assertSigningKey). */
   privateKey: KeyObject;
+}
+
+/** ecdsa-with-SHA256 (RFC 5758): its AlgorithmIdentifier has no parameters, not even NULL. */
+const ECDSA_WITH_SHA256_OID = '1.2.840.10045.4.3.2';
+
+/**
+ * Throws unless the key is one certificates can be signed with here: RSA, or ECDSA on P-256 (the
+ * curve SHA-256 matches, as kubeadm's ECDSA-P256 and k3s's CAs use).
+ */
+export function assertSigningKey(privateKey: KeyObject): void {
+  if (privateKey.asymmetricKeyType === 'rsa') return;
+  if (privateKey.asymmetricKeyType === 'ec' && privateKey.asymmetricKeyDetails?.namedCurve === 'prime256v1') {
+    return;
+  }
+  const kind =
+    privateKey.asymmetricKeyType === 'ec'
+      ? `ECDSA on ${privateKey.asymmetricKeyDetails?.namedCurve ?? 'an unknown curve'}`
+      : (privateKey.asymmetricKeyType ?? 'an unknown key type');
+  throw new Error(`a CA key must be RSA or ECDSA on P-256, found ${kind}`);
+}
+
+/** The AlgorithmIdentifier of the signatures this issuer key makes. */
+function signatureAlgorithm(privateKey: KeyObject): forge.asn1.Asn1 {
+  const { asn1 } = forge;
+  const rsa = privateKey.asymmetricKeyType === 'rsa';
+  const oid = rsa ? forge.pki.oids.sha256WithRSAEncryption! : ECDSA_WITH_SHA256_OID;
+  return asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(oid).getBytes()),
+    ...(rsa ? [asn1.create(asn1.Class.UNIVERSAL, asn1.Type.NULL, false, '')] : []),
+  ]);
+}
+
+/**
+ * RFC 5280's key identifier (method 1): the SHA-1 of the subjectPublicKey BIT STRING's bytes.
+ * forge computes it from its own (RSA-only) key, so ECDSA subjects get theirs from here.
+ */
+function keyIdentifierOf(subjectKey: KeyObject): forge.util.ByteStringBuffer {
+  const der = subjectKey.export({ type: 'spki', format: 'der' }).toString('binary');
+  // Kept as bytes: forge would otherwise parse a BIT STRING that looks like DER into its parts.
+  const spki = fromDerWithOptions(der, { decodeBitStrings: false });
+  const bitString = (spki.value as forge.asn1.Asn1[])[1]!.value as string;
+  // The BIT STRING's first byte counts its unused bits (always 0 for a key).
+  const digest = createHash('sha1')
+    .update(Buffer.from(bitString.slice(1), 'binary'))
+    .digest();
+  return forge.util.createBuffer(digest.toString('binary'));
 }
 
 /** forge.pki has getTBSCertificate at run time; its typings leave it out. */
@@ -41,8 +90,15 @@ interface ForgeTbsBuilder {
 }
 const forgePki = forge.pki as typeof forge.pki & ForgeTbsBuilder;
 
+/** forge.asn1.fromDer takes an options object at run time; its typings know only `strict`. */
+const fromDerWithOptions = forge.asn1.fromDer as unknown as (
+  bytes: string,
+  options: { decodeBitStrings: boolean },
+) => forge.asn1.Asn1;
+
 // Indexes in a TBSCertificate with an explicit version: version, serial, signature, issuer,
 // validity, subject, subjectPublicKeyInfo.
+const TBS_SIGNATURE_INDEX = 2;
 const TBS_ISSUER_INDEX = 3;
 const TBS_SUBJECT_INDEX = 5;
 const TBS_SUBJECT_PUBLIC_KEY_INDEX = 6;
@@ -57,11 +113,9 @@ function placeholderRsaKey(): forge.pki.rsa.PublicKey {
   return placeholder;
 }
 
-/** Builds, signs (SHA-256 with RSA) and PEM-encodes a certificate. */
+/** Builds, signs (SHA-256 with the issuer's RSA or ECDSA key) and PEM-encodes a certificate. */
 export function signCertificate(spec: CertificateSpec, issuer: CertificateIssuer): string {
-  if (issuer.privateKey.asymmetricKeyType !== 'rsa') {
-    throw new Error('only RSA issuer keys are supported');
-  }
+  assertSigningKey(issuer.privateKey);
   const certificate = forge.pki.createCertificate();
   const subjectKey = createPublicKey(spec.publicKeyPem);
   // forge encodes only RSA keys: an ECDSA key's SubjectPublicKeyInfo is put in after building.
@@ -69,6 +123,7 @@ export function signCertificate(spec: CertificateSpec, issuer: CertificateIssuer
     subjectKey.asymmetricKeyType === 'rsa'
       ? forge.pki.publicKeyFromPem(spec.publicKeyPem)
       : placeholderRsaKey();
+  certificate.generateSubjectKeyIdentifier = () => keyIdentifierOf(subjectKey);
   certificate.serialNumber = randomSerialNumber();
   certificate.validity.notBefore = spec.notBefore;
   certificate.validity.notAfter = spec.notAfter;
@@ -77,22 +132,33 @@ export function signCertificate(spec: CertificateSpec, issuer: CertificateIssuer
   certificate.setIssuer(issuer.name === 'self' ? subject : []);
   certificate.setExtensions(spec.extensions);
 
-  certificate.signatureOid = forge.pki.oids.sha256WithRSAEncryption!;
-  certificate.siginfo.algorithmOid = certificate.signatureOid;
+  // forge encodes this OID with a NULL parameter; the TBS field is replaced just below.
+  certificate.siginfo.algorithmOid = forge.pki.oids.sha256WithRSAEncryption!;
+  const algorithm = signatureAlgorithm(issuer.privateKey);
   const tbs = forgePki.getTBSCertificate(certificate);
-  if (issuer.name !== 'self' && Array.isArray(tbs.value)) {
+  if (!Array.isArray(tbs.value)) throw new Error('forge built a TBSCertificate without fields');
+  tbs.value[TBS_SIGNATURE_INDEX] = algorithm;
+  if (issuer.name !== 'self') {
     // Copy the issuer's subject byte for byte: Go finds a parent by comparing raw issuer and subject.
     tbs.value[TBS_ISSUER_INDEX] = issuer.name;
   }
-  if ('raw' in spec.subject && Array.isArray(tbs.value)) tbs.value[TBS_SUBJECT_INDEX] = spec.subject.raw;
-  if (subjectKey.asymmetricKeyType !== 'rsa' && Array.isArray(tbs.value)) {
+  if ('raw' in spec.subject) tbs.value[TBS_SUBJECT_INDEX] = spec.subject.raw;
+  if (subjectKey.asymmetricKeyType !== 'rsa') {
     const spki = subjectKey.export({ type: 'spki', format: 'der' });
     tbs.value[TBS_SUBJECT_PUBLIC_KEY_INDEX] = forge.asn1.fromDer(spki.toString('binary'));
   }
-  certificate.tbsCertificate = tbs;
-  const tbsDer = Buffer.from(forge.asn1.toDer(tbs).getBytes(), 'binary');
-  certificate.signature = sign('sha256', tbsDer, issuer.privateKey).toString('binary');
-  return forge.pki.certificateToPem(certificate).replace(/\r\n/g, '\n');
+  const { asn1 } = forge;
+  const tbsDer = asn1.toDer(tbs).getBytes();
+  // ECDSA signatures come DER-encoded (an Ecdsa-Sig-Value), as X.509 carries them.
+  const signature = sign('sha256', Buffer.from(tbsDer, 'binary'), issuer.privateKey).toString('binary');
+  const signed = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+    tbs,
+    algorithm,
+    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.BITSTRING, false, `\0${signature}`),
+  ]);
+  return forge.pem
+    .encode({ type: 'CERTIFICATE', body: asn1.toDer(signed).getBytes() })
+    .replace(/\r\n/g, '\n');
 }
 
 /** A random positive 128-bit serial number as the hex of its minimal DER INTEGER content. */

@@ -83,10 +83,10 @@ export interface ClusterPkiOptions {
   /** CN of a CA created now; an existing CA keeps its own. */
   caCommonName?: string;
   /**
-   * RSA keys made ahead of time (their generation dominates), used only for what is created
-   * now: the CA's and the service-account signing key.
+   * The service-account signing key (RSA) made ahead of time, as its generation dominates; used
+   * only when that key is created now.
    */
-  rsaKeys?: Promise<{ ca: RsaKeyPair; serviceAccount: RsaKeyPair }>;
+  serviceAccountKeys?: Promise<RsaKeyPair>;
 }
 
 export interface StoredCertificate extends IssuedCertificate {
@@ -172,14 +172,14 @@ export async function ensureClusterPki(dir: string, options: ClusterPkiOptions =
   const existingSa =
     saKeyPem === undefined ? undefined : loadServiceAccountKey(saKeyPem, saPublicKeyPem, path);
 
-  // RSA key generation dominates the cost: run it at once on the thread pool. The CA and the
-  // service-account key (RS256) are RSA; leaf certificates use ECDSA P-256, made in a millisecond.
-  const early = options.rsaKeys;
+  // The service-account key is RSA (tokens are RS256, what token consumers outside the cluster
+  // expect) and its generation dominates the cost; the CA and the leaf certificates use ECDSA
+  // P-256, made in a millisecond each.
   const [caKeys, apiServerKeys, adminKeys, saKeys] = await Promise.all([
-    existingCa ? undefined : early ? early.then((keys) => keys.ca) : generateRsaKeyPair(),
+    existingCa ? undefined : generateEcdsaKeyPair(),
     existingApiServer ? undefined : generateEcdsaKeyPair(),
     existingAdmin ? undefined : generateEcdsaKeyPair(),
-    existingSa ? undefined : early ? early.then((keys) => keys.serviceAccount) : generateRsaKeyPair(),
+    existingSa ? undefined : (options.serviceAccountKeys ?? generateRsaKeyPair()),
   ]);
 
   const writes: Promise<void>[] = [];

@@ -10,7 +10,7 @@ export interface KeyPair {
   publicKeyPem: string;
 }
 
-/** An RSA key pair (the CA's and the service-account signing key). */
+/** An RSA key pair (the service-account signing key, RS256 as Kubernetes signs by default). */
 export type RsaKeyPair = KeyPair;
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -27,7 +27,7 @@ export async function generateRsaKeyPair(): Promise<RsaKeyPair> {
 }
 
 /**
- * Generates an ECDSA P-256 key pair, for leaf certificates (kubeadm's `ECDSA-P256`): a
+ * Generates an ECDSA P-256 key pair, for CAs and leaf certificates (kubeadm's `ECDSA-P256`): a
  * millisecond to make where an RSA 2048 key takes a few hundred, and faster TLS handshakes.
  */
 export async function generateEcdsaKeyPair(): Promise<KeyPair> {

@@ -1,4 +1,4 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -19,12 +19,41 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 
-// forge parses certificates independently of node:crypto; tests use it to read extension details.
+/** The certificate's top-level DER fields: tbsCertificate, signatureAlgorithm, signatureValue. */
+function certificateAsn1(pem: string): forge.asn1.Asn1[] {
+  const der = Buffer.from(new X509Certificate(pem).raw).toString('binary');
+  return forge.asn1.fromDer(der).value as forge.asn1.Asn1[];
+}
+
+// forge decodes extensions independently of node:crypto (its certificate parser knows only RSA
+// keys, so the extensions are read from the DER here).
 function forgeExtension(pem: string, name: string): Record<string, unknown> {
-  const extension = forge.pki.certificateFromPem(pem).getExtension(name);
+  const tbs = certificateAsn1(pem)[0]!.value as forge.asn1.Asn1[];
+  const wrapper = tbs.find((node) => node.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && node.type === 3);
+  const extensions = wrapper
+    ? (forge.pki as unknown as ForgeExtensionReader).certificateExtensionsFromAsn1(wrapper)
+    : [];
+  const extension = extensions.find((candidate) => candidate.name === name);
   expect(extension, `extension ${name}`).toBeDefined();
   return extension as Record<string, unknown>;
 }
+
+/** forge.pki has certificateExtensionsFromAsn1 at run time; its typings leave it out. */
+interface ForgeExtensionReader {
+  certificateExtensionsFromAsn1(extensions: forge.asn1.Asn1): { name: string }[];
+}
+
+/** The signature AlgorithmIdentifier's OID, and whether it has parameters (RSA's NULL). */
+function signatureAlgorithmOf(pem: string): { oid: string; parameters: number } {
+  const [tbs, algorithm] = certificateAsn1(pem);
+  const [oid, ...parameters] = algorithm!.value as forge.asn1.Asn1[];
+  // The TBSCertificate repeats the algorithm; the two must agree byte for byte.
+  const inner = (tbs!.value as forge.asn1.Asn1[])[2]!;
+  expect(forge.asn1.toDer(inner).toHex()).toBe(forge.asn1.toDer(algorithm!).toHex());
+  return { oid: forge.asn1.derToOid(oid!.value as string), parameters: parameters.length };
+}
+
+const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
 
 /** The keyIdentifier inside an authorityKeyIdentifier extension, as hex. */
 function authorityKeyIdentifierHex(pem: string): string {
@@ -89,11 +118,57 @@ describe('certificate authority', () => {
     expect(ski).toMatch(/^[0-9a-f]{40}$/);
   });
 
-  it('signs with SHA-256 and a positive 128-bit serial', () => {
-    expect(forge.pki.certificateFromPem(ca.certificatePem).signatureOid).toBe(
-      forge.pki.oids.sha256WithRSAEncryption,
-    );
+  it('has an ECDSA P-256 key, signs ECDSA with SHA-256 (no parameters) and a positive 128-bit serial', () => {
+    expect(ca.privateKey.asymmetricKeyType).toBe('ec');
+    expect(ca.privateKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    expect(signatureAlgorithmOf(ca.certificatePem)).toEqual({ oid: ECDSA_WITH_SHA256, parameters: 0 });
     expectPositive128BitSerial(ca.certificatePem);
+  });
+
+  it('identifies its key by the SHA-1 of the public key bits (RFC 5280 method 1)', () => {
+    const ski = forgeExtension(ca.certificatePem, 'subjectKeyIdentifier').subjectKeyIdentifier;
+    const jwk = ca.certificate.publicKey.export({ format: 'jwk' });
+    const point = Buffer.concat([
+      Buffer.from([4]),
+      Buffer.from(String(jwk.x), 'base64url'),
+      Buffer.from(String(jwk.y), 'base64url'),
+    ]);
+    expect(ski).toBe(createHash('sha1').update(point).digest('hex'));
+  });
+
+  it('can be RSA instead, signing SHA-256 with RSA (NULL parameters), and issue from either', async () => {
+    const rsa = await createCertificateAuthority({
+      commonName: 'rsa-ca',
+      keyPair: await generateRsaKeyPair(),
+    });
+    expect(signatureAlgorithmOf(rsa.certificatePem)).toEqual({
+      oid: forge.pki.oids.sha256WithRSAEncryption,
+      parameters: 1,
+    });
+    const ski = forgeExtension(rsa.certificatePem, 'subjectKeyIdentifier').subjectKeyIdentifier;
+    const rsaPublicKey = forge.pki.publicKeyFromPem(
+      rsa.certificate.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    );
+    expect(ski).toBe(forge.pki.getPublicKeyFingerprint(rsaPublicKey, { type: 'RSAPublicKey' }).toHex());
+    for (const issuer of [rsa, ca]) {
+      const loaded = loadCertificateAuthority(issuer.certificatePem, issuer.privateKeyPem);
+      const client = new X509Certificate(
+        (await issueClientCertificate(loaded, { user: 'someone' })).certificatePem,
+      );
+      expect(client.verify(issuer.certificate.publicKey)).toBe(true);
+      expect(client.checkIssued(issuer.certificate)).toBe(true);
+    }
+  });
+
+  it('refuses a CA key it cannot sign with, saying what it found', async () => {
+    const p384 = generateKeyPairSync('ec', { namedCurve: 'secp384r1' });
+    const keyPair = {
+      privateKeyPem: p384.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      publicKeyPem: p384.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    };
+    await expect(createCertificateAuthority({ commonName: 'x', keyPair })).rejects.toThrow(
+      'a CA key must be RSA or ECDSA on P-256, found ECDSA on secp384r1',
+    );
   });
 
   it('loads back from PEM', () => {
@@ -191,7 +266,7 @@ describe('issued certificates', () => {
       expect(certificate.checkPrivateKey(createPrivateKey(leafKeys.privateKeyPem))).toBe(true);
       const caKeyIdentifier = forgeExtension(ca.certificatePem, 'subjectKeyIdentifier').subjectKeyIdentifier;
       expect(authorityKeyIdentifierHex(pem)).toBe(caKeyIdentifier);
-      expect(forge.pki.certificateFromPem(pem).signatureOid).toBe(forge.pki.oids.sha256WithRSAEncryption);
+      expect(signatureAlgorithmOf(pem)).toEqual({ oid: ECDSA_WITH_SHA256, parameters: 0 });
     });
 
     it('is valid for one year, backdated one minute', () => {

@@ -16,7 +16,12 @@ import {
   ensureClusterPki,
   issueNodeClientCertificate,
 } from '../../../src/pki/cluster-pki.js';
-import { parsePrivateKeyPem, publicKeyPemOf, toPkcs1PrivateKeyPem } from '../../../src/pki/keys.js';
+import {
+  generateRsaKeyPair,
+  parsePrivateKeyPem,
+  publicKeyPemOf,
+  toPkcs1PrivateKeyPem,
+} from '../../../src/pki/keys.js';
 import { PkiFileError } from '../../../src/pki/pki-files.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -183,11 +188,35 @@ describe('ensureClusterPki', () => {
     expect(await readFile(join(copy, 'admin.crt'), 'utf8')).toBe(again.admin.certificatePem);
   });
 
-  it('loads keys stored as PKCS#1', async () => {
+  it('loads keys stored as SEC 1 (the CA, ECDSA) and PKCS#1 (the service-account key, RSA)', async () => {
     const copy = await copyOfPki();
-    await writeFile(join(copy, 'ca.key'), toPkcs1PrivateKeyPem(pki.ca.privateKey));
+    const sec1 = pki.ca.privateKey.export({ type: 'sec1', format: 'pem' }).toString();
+    expect(sec1).toContain('-----BEGIN EC PRIVATE KEY-----');
+    await writeFile(join(copy, 'ca.key'), sec1);
+    const saKey = parsePrivateKeyPem(pki.serviceAccount.privateKeyPem);
+    await writeFile(join(copy, 'sa.key'), toPkcs1PrivateKeyPem(saKey));
     const again = await ensureClusterPki(copy);
     expect(again.ca.certificate.fingerprint256).toBe(pki.ca.certificate.fingerprint256);
+    expect(again.serviceAccount.publicKeyPem).toBe(pki.serviceAccount.publicKeyPem);
+  });
+
+  it('keeps issuing from an RSA CA made before CAs were ECDSA', async () => {
+    const copy = await copyOfPki();
+    const rsaCa = await createCertificateAuthority({
+      commonName: 'kubernetes',
+      keyPair: await generateRsaKeyPair(),
+    });
+    await writeFile(join(copy, 'ca.key'), rsaCa.privateKeyPem);
+    await writeFile(join(copy, 'ca.crt'), rsaCa.certificatePem);
+    // The leaves were issued by the old CA: they are issued again by the RSA one.
+    for (const file of ['apiserver.crt', 'apiserver.key', 'admin.crt', 'admin.key'])
+      await unlink(join(copy, file));
+    const again = await ensureClusterPki(copy);
+    expect(again.ca.privateKey.asymmetricKeyType).toBe('rsa');
+    for (const leaf of [again.apiServer, again.admin]) {
+      const certificate = new X509Certificate(leaf.certificatePem);
+      expect(certificate.verify(rsaCa.certificate.publicKey)).toBe(true);
+    }
   });
 
   it('writes sa.pub again from sa.key when it is missing', async () => {
