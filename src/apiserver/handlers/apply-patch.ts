@@ -20,6 +20,8 @@ import {
 import { builtinType } from '../apply/typed/builtin-types.js';
 import { TypedValueError } from '../apply/typed/schema.js';
 import { VersionConversionError, versionConverter } from '../apply/version-converter.js';
+import { ANY_SHAPE } from '../field-validation/shapes.js';
+import { scanStrictErrors } from '../field-validation/strict-scan.js';
 import type { JsonObject } from '../patch/json-value.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { validateFieldManager } from '../registry/validation/object-meta.js';
@@ -100,11 +102,28 @@ function goJsonTypeName(value: unknown): string {
 }
 
 /**
+ * The body as an object when it is JSON text, which most clients send (client-go's apply
+ * configurations, kubectl --server-side, the controllers): JSON is YAML, and decodes to the same
+ * value, but JSON.parse reads a 4 KB ClusterRole in 0.1 ms where the YAML parser takes 10–30.
+ */
+function jsonObjectBody(text: string): JsonObject | undefined {
+  if (text.trimStart()[0] !== '{') return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isJsonObject(value) ? (value as JsonObject) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The apply configuration in a request body: a YAML (or JSON) object, else upstream's 400. Decoded
  * leniently as yaml.v2 does: a key set twice keeps its last value (see strictApplyBodyError).
  */
 export function decodeApplyBody(body: string | Uint8Array): JsonObject {
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  const json = jsonObjectBody(text);
+  if (json !== undefined) return json;
   let value: unknown;
   try {
     value = parseYaml(text, { version: '1.1', prettyErrors: false, uniqueKeys: false });
@@ -134,6 +153,11 @@ function goKeyText(value: unknown): string {
  */
 export function strictApplyBodyError(body: string | Uint8Array): string | undefined {
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  // A JSON body without a repeated key needs no YAML parse; with one, the YAML parse below gives
+  // the message its line numbers.
+  if (jsonObjectBody(text) !== undefined && scanStrictErrors(Buffer.from(text), ANY_SHAPE).length === 0) {
+    return undefined;
+  }
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { version: '1.1', uniqueKeys: false, lineCounter });
   const repeats: string[] = [];
