@@ -2,7 +2,7 @@
 // makes its count of them at start, so the control plane is restarted with the larger count
 // (the API is away for a few seconds; the store and every object stay). If that restart fails,
 // the old count is put back and the control plane started as it was.
-import { ensureClusterPki } from '../pki/cluster-pki.js';
+import { ensureClusterCertificates } from '../pki/cluster-pki.js';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 import { stopControlPlane } from './controlplane-process.js';
 import { ClusterError, errorMessage } from './errors.js';
@@ -66,7 +66,7 @@ export async function addFakeNodes(
     );
   }
   const names = Array.from({ length: count }, (_, i) => `fake-node-${before + i}`);
-  const pki = await ensureClusterPki(paths.pkiDir);
+  const pki = await ensureClusterCertificates(paths.pkiDir);
   const client = adminClient(record.server, pki);
   try {
     await waitForNodesReady(client, names, DEFAULT_NODES_READY_TIMEOUT_MS);

@@ -1,7 +1,7 @@
 // `tkube node add`: one more Docker node on a running cluster (k3d's `node create`): the next
 // address and pod CIDR of the cluster's plan, the cluster's node image, its own certificates and
 // agent; registered and Ready before it returns. A failure removes the half-made node.
-import { ensureClusterPki } from '../pki/cluster-pki.js';
+import { ensureClusterCertificates } from '../pki/cluster-pki.js';
 import type { NodeRole } from '../providers/types.js';
 import { ClusterError, errorMessage } from './errors.js';
 import { apiServerUrlAt } from './kubeconfig.js';
@@ -77,7 +77,9 @@ export async function addNode(cluster: string, options: NodeAddOptions = {}): Pr
     role,
     labels: role === 'control-plane' ? { 'node-role.kubernetes.io/control-plane': '' } : {},
   };
-  const pki = await ensureClusterPki(paths.pkiDir, { apiServerSans: { ipAddresses: [network.gateway] } });
+  const pki = await ensureClusterCertificates(paths.pkiDir, {
+    apiServerSans: { ipAddresses: [network.gateway] },
+  });
   const docker = await import('./nodes/node-steps.js');
   try {
     await runSteps(

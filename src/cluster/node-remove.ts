@@ -3,7 +3,7 @@
 
 import { NODES } from '../client/resources.js';
 import { isNotFound } from '../client/rest/index.js';
-import { ensureClusterPki } from '../pki/cluster-pki.js';
+import { ensureClusterCertificates } from '../pki/cluster-pki.js';
 import { ClusterError, errorMessage } from './errors.js';
 import { assertValidClusterName } from './name.js';
 import { drainNode } from './nodes/drain.js';
@@ -53,7 +53,7 @@ export async function removeNode(
       `start it first, or remove the node without draining with --force`,
     );
   }
-  const pki = await ensureClusterPki(paths.pkiDir);
+  const pki = await ensureClusterCertificates(paths.pkiDir);
   const client = running ? adminClient(record.server, pki) : undefined;
   const steps: Step[] = [];
   if (client && !options.force) {

@@ -4,7 +4,7 @@
 // Everything is checked before anything starts; a failure stops again what this run started.
 // k3d's `cluster start`; kind has none.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensureClusterPki } from '../pki/cluster-pki.js';
+import { ensureClusterCertificates } from '../pki/cluster-pki.js';
 import type { NodeInfo, NodeProvider } from '../providers/types.js';
 import {
   type ControlPlaneCommand,
@@ -90,7 +90,7 @@ export async function start(name: string, options: StartOptions = {}): Promise<S
 
   const undo: (() => Promise<unknown>)[] = [];
   let controlPlane: StartedControlPlane | undefined;
-  const pki = await ensureClusterPki(paths.pkiDir, {
+  const pki = await ensureClusterCertificates(paths.pkiDir, {
     ...(record.network && { apiServerSans: { ipAddresses: [record.network.gateway] } }),
   });
   try {

@@ -11,8 +11,7 @@ import { isNotFound } from '../client/rest/index.js';
 import { httpsClient } from '../client/transports.js';
 import type { Client } from '../client/types.js';
 import { waitForDefaultServiceAccounts } from '../controlplane/default-service-accounts.js';
-import { type ClusterPki, ensureClusterPki } from '../pki/cluster-pki.js';
-import { generateRsaKeyPair } from '../pki/keys.js';
+import { type ClusterCertificates, ensureClusterCertificates } from '../pki/cluster-pki.js';
 import { fakeNodeName } from '../providers/fake/fake-nodes.js';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 import type { ClusterNetwork } from '../providers/types.js';
@@ -112,7 +111,7 @@ export interface UpResult {
 export const DEFAULT_READY_TIMEOUT_MS = 60_000;
 export const DEFAULT_NODES_READY_TIMEOUT_MS = 120_000;
 /** tkube's own client of the new cluster, as its admin. */
-export function adminClient(server: string, pki: ClusterPki): Client {
+export function adminClient(server: string, pki: ClusterCertificates): Client {
   return httpsClient({
     server,
     ca: pki.ca.certificatePem,
@@ -128,7 +127,7 @@ export function adminClient(server: string, pki: ClusterPki): Client {
  */
 async function waitForPodAdmission(
   server: string,
-  pki: ClusterPki,
+  pki: ClusterCertificates,
   wait: { timeoutMs: number; signal?: AbortSignal },
 ): Promise<void> {
   const client = adminClient(server, pki);
@@ -214,9 +213,6 @@ export async function up(options: UpOptions): Promise<UpResult> {
   const controlPlanePorts = controlPlanes > 1 ? await findFreePorts(controlPlanes, apiPort) : undefined;
   const kubeconfigPath = kubeconfigPathForMerge(options.kubeconfigPath, env);
   await assertKubeconfigWritable(kubeconfigPath);
-  // The service-account key (RSA) takes most of the certificates' time: start it at once.
-  const serviceAccountKeys = generateRsaKeyPair();
-  serviceAccountKeys.catch(() => undefined);
 
   // The Docker half is loaded only for nodes: dockerode and its dependencies cost a fifth of a
   // second of CPU to load, which `up --nodes 0` need not pay.
@@ -244,7 +240,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
   };
   const undo: (() => Promise<unknown>)[] = [];
   const checkpoint = () => options.signal?.throwIfAborted();
-  let pki: Awaited<ReturnType<typeof ensureClusterPki>> | undefined;
+  let pki: ClusterCertificates | undefined;
   let controlPlane: StartedControlPlane | undefined;
   let network: ClusterNetwork | undefined;
   let nodeImage = options.image;
@@ -380,8 +376,8 @@ export async function up(options: UpOptions): Promise<UpResult> {
         {
           title: 'Generating certificates',
           run: async () => {
-            pki = await ensureClusterPki(paths.pkiDir, {
-              serviceAccountKeys,
+            // The service-account key is the control plane's to make (see ensureClusterCertificates).
+            pki = await ensureClusterCertificates(paths.pkiDir, {
               ...(network && { apiServerSans: { ipAddresses: [network.gateway] } }),
             });
             checkpoint();

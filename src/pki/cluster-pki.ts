@@ -13,6 +13,7 @@ import {
   issueClientCertificate,
   issueServingCertificate,
 } from './certificates.js';
+import { CLUSTER_PKI_FILE_NAMES } from './cluster-pki-file-names.js';
 import { canonicalIpAddress } from './ip-address.js';
 import {
   generateEcdsaKeyPair,
@@ -58,16 +59,7 @@ export const DEFAULT_API_SERVER_DNS_NAMES: readonly string[] = [
 /** Loopback and the `kubernetes` Service's ClusterIP (the first address of 10.96.0.0/12). */
 export const DEFAULT_API_SERVER_IP_ADDRESSES: readonly string[] = ['127.0.0.1', '10.96.0.1'];
 
-export const CLUSTER_PKI_FILE_NAMES = {
-  caCertificate: 'ca.crt',
-  caKey: 'ca.key',
-  apiServerCertificate: 'apiserver.crt',
-  apiServerKey: 'apiserver.key',
-  adminCertificate: 'admin.crt',
-  adminKey: 'admin.key',
-  serviceAccountKey: 'sa.key',
-  serviceAccountPublicKey: 'sa.pub',
-} as const;
+export { CLUSTER_PKI_FILE_NAMES };
 
 /** Leaf certificates this close to expiry are re-issued (same key, same CA). */
 export const RENEW_BEFORE_MS = 24 * 60 * 60 * 1000;
@@ -107,13 +99,17 @@ export interface ServiceAccountKeys {
   publicKeyPath: string;
 }
 
-export interface ClusterPki {
+/** The cluster CA and the certificates made with it. */
+export interface ClusterCertificates {
   dir: string;
   ca: StoredCertificateAuthority;
   /** The apiserver's serving certificate. */
   apiServer: StoredCertificate;
   /** The cluster admin's client certificate (kubernetes-admin, system:masters). */
   admin: StoredCertificate;
+}
+
+export interface ClusterPki extends ClusterCertificates {
   serviceAccount: ServiceAccountKeys;
 }
 
@@ -138,6 +134,26 @@ interface LoadedLeaf {
  * either one when it is about to expire.
  */
 export async function ensureClusterPki(dir: string, options: ClusterPkiOptions = {}): Promise<ClusterPki> {
+  return (await ensurePki(dir, options, true)) as ClusterPki;
+}
+
+/**
+ * ensureClusterPki without the service-account key: `tkube up` leaves that RSA key, the one slow
+ * key to make, to the process that first needs it (the control plane, which begins it while its
+ * code loads; or the supervisor of several). A key file on disk is neither read nor checked here.
+ */
+export async function ensureClusterCertificates(
+  dir: string,
+  options: Omit<ClusterPkiOptions, 'serviceAccountKeys'> = {},
+): Promise<ClusterCertificates> {
+  return ensurePki(dir, options, false);
+}
+
+async function ensurePki(
+  dir: string,
+  options: ClusterPkiOptions,
+  withServiceAccountKey: boolean,
+): Promise<ClusterCertificates & { serviceAccount?: ServiceAccountKeys }> {
   const sans = apiServerSubjectAltNames(options.apiServerSans ?? {});
   await ensurePrivateDirectory(dir);
   const path = (name: keyof typeof CLUSTER_PKI_FILE_NAMES) => join(dir, CLUSTER_PKI_FILE_NAMES[name]);
@@ -146,8 +162,10 @@ export async function ensureClusterPki(dir: string, options: ClusterPkiOptions =
     readPemPair(path('apiServerCertificate'), path('apiServerKey')),
     readPemPair(path('adminCertificate'), path('adminKey')),
   ]);
-  const saKeyPem = await readOptionalFile(path('serviceAccountKey'));
-  const saPublicKeyPem = await readOptionalFile(path('serviceAccountPublicKey'));
+  const saKeyPem = withServiceAccountKey ? await readOptionalFile(path('serviceAccountKey')) : undefined;
+  const saPublicKeyPem = withServiceAccountKey
+    ? await readOptionalFile(path('serviceAccountPublicKey'))
+    : undefined;
 
   // Check everything on disk before generating anything, so a bad file changes nothing.
   for (const pair of [caPair, apiServerPair, adminPair]) assertWholePair(pair);
@@ -179,7 +197,7 @@ export async function ensureClusterPki(dir: string, options: ClusterPkiOptions =
     existingCa ? undefined : generateEcdsaKeyPair(),
     existingApiServer ? undefined : generateEcdsaKeyPair(),
     existingAdmin ? undefined : generateEcdsaKeyPair(),
-    existingSa ? undefined : (options.serviceAccountKeys ?? generateRsaKeyPair()),
+    existingSa || !withServiceAccountKey ? undefined : (options.serviceAccountKeys ?? generateRsaKeyPair()),
   ]);
 
   const writes: Promise<void>[] = [];
@@ -207,15 +225,18 @@ export async function ensureClusterPki(dir: string, options: ClusterPkiOptions =
     issue: (keyPair) => issueClientCertificate(ca, { user: ADMIN_USER, groups: [ADMIN_GROUP], keyPair }),
   });
 
-  const serviceAccount: ServiceAccountKeys = {
-    privateKeyPem: existingSa?.privateKeyPem ?? saKeys!.privateKeyPem,
-    publicKeyPem: existingSa?.publicKeyPem ?? saKeys!.publicKeyPem,
-    privateKeyPath: path('serviceAccountKey'),
-    publicKeyPath: path('serviceAccountPublicKey'),
-  };
-  if (!existingSa) writePem(serviceAccount.privateKeyPath, serviceAccount.privateKeyPem, PRIVATE_FILE_MODE);
-  if (saPublicKeyPem === undefined) {
-    writePem(serviceAccount.publicKeyPath, serviceAccount.publicKeyPem, PUBLIC_FILE_MODE);
+  let serviceAccount: ServiceAccountKeys | undefined;
+  if (withServiceAccountKey) {
+    serviceAccount = {
+      privateKeyPem: existingSa?.privateKeyPem ?? saKeys!.privateKeyPem,
+      publicKeyPem: existingSa?.publicKeyPem ?? saKeys!.publicKeyPem,
+      privateKeyPath: path('serviceAccountKey'),
+      publicKeyPath: path('serviceAccountPublicKey'),
+    };
+    if (!existingSa) writePem(serviceAccount.privateKeyPath, serviceAccount.privateKeyPem, PRIVATE_FILE_MODE);
+    if (saPublicKeyPem === undefined) {
+      writePem(serviceAccount.publicKeyPath, serviceAccount.publicKeyPem, PUBLIC_FILE_MODE);
+    }
   }
 
   await Promise.all(writes);
@@ -224,7 +245,7 @@ export async function ensureClusterPki(dir: string, options: ClusterPkiOptions =
     ca: { ...ca, certificatePath: caPair.certificatePath, privateKeyPath: caPair.keyPath },
     apiServer,
     admin,
-    serviceAccount,
+    ...(serviceAccount && { serviceAccount }),
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type ClusterPki,
   DEFAULT_API_SERVER_DNS_NAMES,
   DEFAULT_API_SERVER_IP_ADDRESSES,
+  ensureClusterCertificates,
   ensureClusterPki,
   issueNodeClientCertificate,
 } from '../../../src/pki/cluster-pki.js';
@@ -217,6 +218,22 @@ describe('ensureClusterPki', () => {
       const certificate = new X509Certificate(leaf.certificatePem);
       expect(certificate.verify(rsaCa.certificate.publicKey)).toBe(true);
     }
+  });
+
+  it('leaves the service-account key to whoever needs it first when only the certificates are asked for', async () => {
+    const other = join(root, 'certificates-only');
+    const certificates = await ensureClusterCertificates(other);
+    expect(certificates).not.toHaveProperty('serviceAccount');
+    expect((await readdir(other)).sort()).toEqual(FILES.filter((name) => !name.startsWith('sa.')));
+    // The control plane's start then makes it, with the key begun beforehand when there is one.
+    const early = generateRsaKeyPair();
+    const full = await ensureClusterPki(other, { serviceAccountKeys: early });
+    expect(full.serviceAccount.publicKeyPem).toBe((await early).publicKeyPem);
+    expect(full.ca.certificatePem).toBe(certificates.ca.certificatePem);
+    expect((await readdir(other)).sort()).toEqual(FILES);
+    // A key on disk is neither read nor checked by the certificates-only call.
+    await writeFile(join(other, 'sa.key'), 'not a key');
+    await expect(ensureClusterCertificates(other)).resolves.toMatchObject({ dir: other });
   });
 
   it('writes sa.pub again from sa.key when it is missing', async () => {
