@@ -1,6 +1,6 @@
 // Asks the apiserver's /readyz over HTTPS, trusting only the cluster CA (anonymous access to
 // /readyz is allowed, as in Kubernetes).
-import { type Agent, request } from 'node:https';
+import { Agent, request } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOOPBACK_ADDRESS } from './ports.js';
 
@@ -11,7 +11,11 @@ export interface ReadyzResult {
 }
 
 const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
-const POLL_INTERVAL_MS = 100;
+/**
+ * Short: the control plane is often ready between two probes, and each probe on the one kept
+ * connection costs it a fraction of a millisecond.
+ */
+const POLL_INTERVAL_MS = 20;
 
 /** One GET /readyz: ready when the answer is 200. An `agent` may keep one connection for many probes. */
 export function probeReadyz(
@@ -67,18 +71,24 @@ export async function waitForReadyz(options: WaitForReadyzOptions): Promise<void
     givenUpReason = reason;
   });
   let last: ReadyzResult = { ready: false, detail: 'not asked yet' };
-  for (;;) {
-    options.signal?.throwIfAborted();
-    if (givenUpReason !== undefined) throw new Error(givenUpReason);
-    last = await probeReadyz(options.apiPort, options.caCertificatePem);
-    if (last.ready) return;
-    if (givenUpReason !== undefined) throw new Error(givenUpReason);
-    if (Date.now() >= deadline) {
-      throw new Error(
-        `the API server was not ready after ${options.timeoutMs / 1000}s (last answer: ${last.detail})`,
-      );
+  // One connection for every probe: no TLS handshake on the starting control plane each time.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      if (givenUpReason !== undefined) throw new Error(givenUpReason);
+      last = await probeReadyz(options.apiPort, options.caCertificatePem, undefined, agent);
+      if (last.ready) return;
+      if (givenUpReason !== undefined) throw new Error(givenUpReason);
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `the API server was not ready after ${options.timeoutMs / 1000}s (last answer: ${last.detail})`,
+        );
+      }
+      await sleep(POLL_INTERVAL_MS, undefined, { signal: options.signal });
     }
-    await sleep(POLL_INTERVAL_MS, undefined, { signal: options.signal });
+  } finally {
+    agent.destroy();
   }
 }
 
