@@ -2,6 +2,7 @@
 // streamed bodies, ingress-nginx's 404 and 503 answers, TLS with the certificate chosen by SNI
 // (a broken Secret falls back to the default certificate, with a problem reported), HTTP/2 over
 // TLS, and a WebSocket-style upgrade joined byte for byte.
+import type { X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -222,6 +223,24 @@ describe('ingress proxy', () => {
       'InvalidCertificate',
       'SecretNotFound',
     ]);
+  });
+
+  it('makes its default certificate self-signed with an ECDSA P-256 key', async () => {
+    const certificate = await new Promise<X509Certificate | undefined>((resolve, reject) => {
+      const socket = tls.connect(
+        { host: '127.0.0.1', port: ports.https, servername: 'missing.test', rejectUnauthorized: false },
+        () => {
+          resolve(socket.getPeerX509Certificate());
+          socket.destroy();
+        },
+      );
+      socket.on('error', reject);
+    });
+    expect(certificate?.subject).toContain('CN=Kubernetes Ingress Controller Fake Certificate');
+    expect(certificate?.publicKey.asymmetricKeyType).toBe('ec');
+    expect(certificate?.publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    expect(certificate?.verify(certificate.publicKey)).toBe(true);
+    expect(certificate?.subjectAltName).toBe('DNS:ingress.local');
   });
 
   it('forwards HTTP/2 over TLS', async () => {
