@@ -2,7 +2,7 @@
 // (e.g. after the context was deleted or to write it into another file).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CLUSTER_PKI_FILE_NAMES } from '../pki/cluster-pki.js';
+import { CLUSTER_PKI_FILE_NAMES } from '../pki/cluster-pki-file-names.js';
 import { ClusterError, errorCode, errorMessage } from './errors.js';
 import {
   type KubeconfigEntry,

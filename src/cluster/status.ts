@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Node } from '../api/types/core-v1.generated.js';
 import { NODES } from '../client/resources.js';
 import { httpsClient } from '../client/transports.js';
-import { CLUSTER_PKI_FILE_NAMES } from '../pki/cluster-pki.js';
+import { CLUSTER_PKI_FILE_NAMES } from '../pki/cluster-pki-file-names.js';
 import { isControlPlaneProcess } from './controlplane-process.js';
 import { ClusterError } from './errors.js';
 import { assertValidClusterName, kubeconfigContextName } from './name.js';

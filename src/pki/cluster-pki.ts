@@ -59,8 +59,6 @@ export const DEFAULT_API_SERVER_DNS_NAMES: readonly string[] = [
 /** Loopback and the `kubernetes` Service's ClusterIP (the first address of 10.96.0.0/12). */
 export const DEFAULT_API_SERVER_IP_ADDRESSES: readonly string[] = ['127.0.0.1', '10.96.0.1'];
 
-export { CLUSTER_PKI_FILE_NAMES };
-
 /** Leaf certificates this close to expiry are re-issued (same key, same CA). */
 export const RENEW_BEFORE_MS = 24 * 60 * 60 * 1000;
 

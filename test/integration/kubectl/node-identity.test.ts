@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterPaths } from '../../../src/cluster/state.js';
 import { loadCertificateAuthority } from '../../../src/pki/certificate-authority.js';
-import { CLUSTER_PKI_FILE_NAMES, issueNodeClientCertificate } from '../../../src/pki/cluster-pki.js';
+import { issueNodeClientCertificate } from '../../../src/pki/cluster-pki.js';
+import { CLUSTER_PKI_FILE_NAMES } from '../../../src/pki/cluster-pki-file-names.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 
 const CLUSTER = 'nodeid';
