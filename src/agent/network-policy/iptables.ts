@@ -1,7 +1,8 @@
 // The node's filter table as network policy enforcement drives it: the main chain's jump kept
 // first in FORWARD and INPUT (ahead of the proxy's KUBE-FORWARD, which accepts some traffic
-// outright), our chains read back from the table, and restores through the proxy's runner.
-import { iptablesIn, runner, savedChains } from '../proxy/iptables.js';
+// outright), our chains read back from the table, and restores through the proxy's runner. The
+// jump check reads the table with one iptables-save and repairs it with one restore.
+import { chainsOf, iptablesIn, parseSaved, runner, type SavedTable } from '../proxy/iptables.js';
 import { isPolicyChain, JUMP_CHAINS, NETPOL_CHAIN } from './rules.js';
 
 export interface PolicyIptables {
@@ -13,29 +14,39 @@ export interface PolicyIptables {
   restore(input: string): Promise<void>;
 }
 
-const JUMP = ['-m', 'comment', '--comment', 'tkube network policies', '-j', NETPOL_CHAIN];
+const JUMP = `-m comment --comment "tkube network policies" -j ${NETPOL_CHAIN}`;
+
+/**
+ * The restore input that puts the main chain's jump first in each of JUMP_CHAINS, or undefined
+ * when the saved filter table has it so: the chain created when missing, a jump found lower down
+ * deleted by its number (from the bottom, so the numbers above stay right), then one put first.
+ */
+export function jumpsFirstInput(filter: SavedTable | undefined): string | undefined {
+  const lines: string[] = [];
+  if (!filter?.chains.has(NETPOL_CHAIN)) lines.push(`:${NETPOL_CHAIN} - [0:0]`);
+  for (const chain of JUMP_CHAINS) {
+    const rules = filter?.rules.get(chain) ?? [];
+    if (rules[0]?.endsWith(`-j ${NETPOL_CHAIN}`)) continue;
+    for (let index = rules.length - 1; index >= 0; index--) {
+      if (rules[index]!.endsWith(`-j ${NETPOL_CHAIN}`)) lines.push(`-D ${chain} ${index + 1}`);
+    }
+    lines.push(`-I ${chain} 1 ${JUMP}`);
+  }
+  return lines.length === 0 ? undefined : ['*filter', ...lines, 'COMMIT', ''].join('\n');
+}
 
 /** iptables run with `prefix` before each command (tests use a network namespace of their own). */
 export function policyIptablesIn(prefix: readonly string[]): PolicyIptables {
   const run = runner(prefix);
+  const { restore } = iptablesIn(prefix);
+  const savedFilter = async () => parseSaved(await run('iptables-save', ['-t', 'filter'])).get('filter');
   return {
     async ensureJumpsFirst() {
-      try {
-        await run('iptables', ['-w', '-N', NETPOL_CHAIN]);
-      } catch (error) {
-        if (!/exists/i.test(String(error))) throw error;
-      }
-      for (const chain of JUMP_CHAINS) {
-        const listed = await run('iptables', ['-w', '-S', chain]);
-        const first = listed.split('\n').find((line) => line.startsWith(`-A ${chain} `));
-        if (first?.endsWith(`-j ${NETPOL_CHAIN}`)) continue;
-        // Somewhere below another rule (the proxy inserted its jumps later): move it up.
-        await run('iptables', ['-w', '-D', chain, ...JUMP]).catch(() => undefined);
-        await run('iptables', ['-w', '-I', chain, '1', ...JUMP]);
-      }
+      const input = jumpsFirstInput(await savedFilter());
+      if (input) await restore(input);
     },
-    policyChains: async () => savedChains(await run('iptables-save', ['-t', 'filter']), isPolicyChain),
-    restore: (input) => iptablesIn(prefix).restore(input),
+    policyChains: async () => chainsOf(await savedFilter(), isPolicyChain),
+    restore,
   };
 }
 

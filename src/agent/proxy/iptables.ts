@@ -1,21 +1,20 @@
-// The node's iptables as the proxy drives it (k8s.io/kubernetes/pkg/util/iptables): jump rules
-// from the built-in chains ensured one by one, everything else in one `iptables-restore
-// --noflush` per sync (the kernel applies a restore whole or not at all), and the nat table's
-// chain list read back to find chains a previous agent left.
+// The node's iptables as the proxy drives it (k8s.io/kubernetes/pkg/util/iptables): the tables
+// read with one `iptables-save`, everything written with one `iptables-restore --noflush` per
+// sync (the kernel applies a restore whole or not at all), and `iptables -C` only where the
+// saved text cannot tell whether a rule is there. Each command is a process the agent forks:
+// at start-up they were most of its CPU time, so a sync runs two, not one per rule.
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { isServiceChain } from './chain-names.js';
-import type { JumpRule } from './rules.js';
 
 const execFileAsync = promisify(execFile);
 
 export interface Iptables {
-  /** Creates each jump's target chain and puts the jump first in its built-in chain, unless there. */
-  ensureJumps(jumps: readonly JumpRule[]): Promise<void>;
+  /** Every table's chains and rules, as `iptables-save` prints them. */
+  save(): Promise<string>;
+  /** Whether `chain` of `table` holds a rule with these arguments (`iptables -C`). */
+  hasRule(table: string, chain: string, args: readonly string[]): Promise<boolean>;
   /** Applies restore input with `--noflush`; throws with iptables-restore's message on failure. */
   restore(input: string): Promise<void>;
-  /** The per-service chains (KUBE-SVC-, KUBE-SEP-, ...) now in the nat table. */
-  serviceChains(): Promise<Set<string>>;
 }
 
 export type Run = (file: string, args: readonly string[]) => Promise<string>;
@@ -56,37 +55,57 @@ function runWithInput(
   });
 }
 
-/** The chains `iptables-save` output declares that `keep` accepts. */
-export function savedChains(saved: string, keep: (chain: string) => boolean): Set<string> {
-  const chains = new Set<string>();
+/** One table as `iptables-save` printed it. */
+export interface SavedTable {
+  readonly chains: ReadonlySet<string>;
+  /** Each chain's rules in order, as printed without the leading `-A <chain> `. */
+  readonly rules: ReadonlyMap<string, readonly string[]>;
+}
+
+/** `iptables-save` output by table (`filter`, `nat`, ...). */
+export function parseSaved(saved: string): Map<string, SavedTable> {
+  const tables = new Map<string, SavedTable>();
+  let chains = new Set<string>();
+  let rules = new Map<string, string[]>();
   for (const line of saved.split('\n')) {
-    if (!line.startsWith(':')) continue;
-    const chain = line.slice(1).split(' ')[0]!;
-    if (keep(chain)) chains.add(chain);
+    if (line.startsWith('*')) {
+      chains = new Set();
+      rules = new Map();
+      tables.set(line.slice(1).trim(), { chains, rules });
+    } else if (line.startsWith(':')) {
+      chains.add(line.slice(1).split(' ')[0]!);
+    } else if (line.startsWith('-A ')) {
+      const space = line.indexOf(' ', 3);
+      const chain = space < 0 ? line.slice(3) : line.slice(3, space);
+      const list = rules.get(chain) ?? [];
+      list.push(space < 0 ? '' : line.slice(space + 1));
+      rules.set(chain, list);
+    }
   }
-  return chains;
+  return tables;
+}
+
+/** The chains of a saved table that `keep` accepts. */
+export function chainsOf(table: SavedTable | undefined, keep: (chain: string) => boolean): Set<string> {
+  return new Set([...(table?.chains ?? [])].filter(keep));
+}
+
+/** Rule arguments as iptables-save and iptables-restore write them: words with spaces quoted. */
+export function ruleText(args: readonly string[]): string {
+  return args.map((arg) => (/[\s"]/.test(arg) ? `"${arg.replaceAll('"', '\\"')}"` : arg)).join(' ');
 }
 
 /** iptables run with `prefix` before each command (tests use a network namespace of their own). */
 export function iptablesIn(prefix: readonly string[]): Iptables {
   const run = runner(prefix);
   return {
-    async ensureJumps(jumps) {
-      for (const jump of jumps) {
-        try {
-          await run('iptables', ['-w', '-t', jump.table, '-N', jump.target]);
-        } catch (error) {
-          if (!/exists/i.test(String(error))) throw error;
-        }
-        try {
-          await run('iptables', ['-w', '-t', jump.table, '-C', jump.chain, ...jump.args]);
-        } catch {
-          await run('iptables', ['-w', '-t', jump.table, '-I', jump.chain, '1', ...jump.args]);
-        }
-      }
-    },
+    save: () => run('iptables-save', []),
+    hasRule: (table, chain, args) =>
+      run('iptables', ['-w', '-t', table, '-C', chain, ...args]).then(
+        () => true,
+        () => false,
+      ),
     restore: (input) => runWithInput(prefix, 'iptables-restore', ['-w', '--noflush', '--counters'], input),
-    serviceChains: async () => savedChains(await run('iptables-save', ['-t', 'nat']), isServiceChain),
   };
 }
 

@@ -11,12 +11,21 @@ import {
   type SharedInformer,
   waitForCacheSync,
 } from '../../client/informers/index.js';
+import { isServiceChain } from './chain-names.js';
 import { runConntrack, staleConntrackCommands } from './conntrack.js';
 import { endpointsBySlicePort, SERVICE_NAME_LABEL } from './endpoints.js';
 import { ServiceHealthServer } from './health-check.js';
-import { type Iptables, nodeIptables } from './iptables.js';
+import { chainsOf, type Iptables, nodeIptables, parseSaved, type SavedTable } from './iptables.js';
 import { ProxyMetrics } from './metrics.js';
-import { generateRules, JUMP_RULES, type ProxyRules, type ProxyState, restoreInput } from './rules.js';
+import {
+  generateRules,
+  JUMP_RULES,
+  type JumpRule,
+  jumpInSaved,
+  type ProxyRules,
+  type ProxyState,
+  restoreInput,
+} from './rules.js';
 import { servicePortsOf } from './service-ports.js';
 
 /** The annotation the endpointslice controller sets to when the change that caused a slice write happened. */
@@ -211,6 +220,18 @@ export class Proxier {
     });
   }
 
+  /** The jumps a full sync puts back: the save decides, `iptables -C` only where it cannot. */
+  private async missingJumps(tables: ReadonlyMap<string, SavedTable>): Promise<JumpRule[]> {
+    const missing: JumpRule[] = [];
+    for (const jump of JUMP_RULES) {
+      const found = jumpInSaved(jump, tables);
+      if (found === 'absent') missing.push(jump);
+      else if (found === 'unknown' && !(await this.iptables.hasRule(jump.table, jump.chain, jump.args)))
+        missing.push(jump);
+    }
+    return missing;
+  }
+
   /** One sync; never throws. Schedules the next: a retry after a failure, else the periodic resync. */
   private async syncOnce(): Promise<void> {
     const start = this.now();
@@ -231,10 +252,10 @@ export class Proxier {
       this.lastRules = rules;
       let input: string;
       if (full) {
-        await this.iptables.ensureJumps(JUMP_RULES);
-        const existing = await this.iptables.serviceChains();
+        const tables = parseSaved(await this.iptables.save());
+        const existing = chainsOf(tables.get('nat'), isServiceChain);
         const stale = [...existing].filter((chain) => !rules.serviceChains.has(chain));
-        input = restoreInput(rules, { staleChains: stale });
+        input = restoreInput(rules, { staleChains: stale, jumps: await this.missingJumps(tables) });
       } else {
         input = restoreInput(rules, { previous: this.applied });
       }

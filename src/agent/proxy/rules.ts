@@ -13,6 +13,7 @@ import {
   KUBE_SERVICES,
 } from './chain-names.js';
 import { categorizeEndpoints, type EndpointInfo, servicePortKey } from './endpoints.js';
+import { ruleText, type SavedTable } from './iptables.js';
 import {
   externallyAccessible,
   type ServicePortInfo,
@@ -108,6 +109,21 @@ export const JUMP_RULES: readonly JumpRule[] = [
   jump('filter', KUBE_FIREWALL, 'INPUT', undefined),
   jump('filter', KUBE_FIREWALL, 'OUTPUT', undefined),
 ];
+
+/**
+ * Whether a jump is in its built-in chain, by the saved tables: surely not when its target chain
+ * is missing (no rule can jump to it), surely so when the save prints it as written, else only
+ * `iptables -C` can tell (a save that orders or spells the matches its own way).
+ */
+export function jumpInSaved(
+  jump: JumpRule,
+  tables: ReadonlyMap<string, SavedTable>,
+): 'present' | 'absent' | 'unknown' {
+  const table = tables.get(jump.table);
+  if (!table?.chains.has(jump.target)) return 'absent';
+  const text = ruleText(jump.args);
+  return table.rules.get(jump.chain)?.includes(text) ? 'present' : 'unknown';
+}
 
 /**
  * Above this many endpoints in all, endpoint rules go without comments: iptables-restore then has
@@ -378,6 +394,8 @@ export interface RestoreOptions {
   readonly previous?: ReadonlyMap<string, readonly string[]>;
   /** Service chains present in the kernel that the new rules lack (deleted in this restore). */
   readonly staleChains?: Iterable<string>;
+  /** Jumps missing from the built-in chains, each put first in the order given (upstream's EnsureRule Prepend). */
+  readonly jumps?: readonly JumpRule[];
 }
 
 /**
@@ -402,7 +420,22 @@ export function restoreInput(rules: ProxyRules, options: RestoreOptions = {}): s
     natChains.push(chainLine(chain));
     natRules.push(`-X ${chain}`);
   }
-  return ['*filter', ...rules.filter, 'COMMIT', '*nat', ...natChains, ...natRules, 'COMMIT', ''].join('\n');
+  const insert = (table: JumpRule['table']) =>
+    (options.jumps ?? [])
+      .filter((jump) => jump.table === table)
+      .map((jump) => `-I ${jump.chain} 1 ${ruleText(jump.args)}`);
+  return [
+    '*filter',
+    ...rules.filter,
+    ...insert('filter'),
+    'COMMIT',
+    '*nat',
+    ...natChains,
+    ...natRules,
+    ...insert('nat'),
+    'COMMIT',
+    '',
+  ].join('\n');
 }
 
 function sameLines(a: readonly string[], b: readonly string[]): boolean {

@@ -6,7 +6,8 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_pr
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkPolicyEnforcer } from '../../../../src/agent/network-policy/enforcer.js';
-import { policyIptablesIn } from '../../../../src/agent/network-policy/iptables.js';
+import { jumpsFirstInput, policyIptablesIn } from '../../../../src/agent/network-policy/iptables.js';
+import { parseSaved } from '../../../../src/agent/proxy/iptables.js';
 import { findResource } from '../../../../src/api/resources/lookup.js';
 import type { Namespace, Pod } from '../../../../src/api/types/core-v1.generated.js';
 import type { NetworkPolicy } from '../../../../src/api/types/networking-v1.generated.js';
@@ -115,6 +116,40 @@ describe.skipIf(!canNetns)('NetworkPolicyEnforcer on real traffic', () => {
     expect(filter.split('\n').find((line) => line.startsWith('-A FORWARD'))).toContain('-j TKUBE-NETPOL');
     expect(filter.split('\n').find((line) => line.startsWith('-A INPUT'))).toContain('-j TKUBE-NETPOL');
     expect(connects()).toBe(true);
+  });
+
+  it('moves its jump back first when another rule got ahead of it, leaving one jump', async () => {
+    const forwardRules = () =>
+      save()
+        .split('\n')
+        .filter((line) => line.startsWith('-A FORWARD '));
+    const other = ['-s', '192.0.2.1/32', '-j', 'DROP'];
+    inNs(NODE_NS, 'iptables', '-I', 'FORWARD', '1', ...other);
+    inNs(
+      NODE_NS,
+      'iptables',
+      '-A',
+      'FORWARD',
+      '-m',
+      'comment',
+      '--comment',
+      'tkube network policies',
+      '-j',
+      'TKUBE-NETPOL',
+    );
+    try {
+      expect(forwardRules()[0]).toBe('-A FORWARD -s 192.0.2.1/32 -j DROP');
+      const iptables = policyIptablesIn(['ip', 'netns', 'exec', NODE_NS]);
+      await iptables.ensureJumpsFirst();
+      const rules = forwardRules();
+      expect(rules[0]).toBe('-A FORWARD -m comment --comment "tkube network policies" -j TKUBE-NETPOL');
+      expect(rules.filter((line) => line.endsWith('-j TKUBE-NETPOL'))).toHaveLength(1);
+      expect(rules).toContain('-A FORWARD -s 192.0.2.1/32 -j DROP');
+      // In place: the check reads the table and writes nothing.
+      expect(jumpsFirstInput(parseSaved(save()).get('filter'))).toBeUndefined();
+    } finally {
+      inNs(NODE_NS, 'iptables', '-D', 'FORWARD', ...other);
+    }
   });
 
   it('default deny drops new connections but keeps an established one', async () => {

@@ -49,6 +49,7 @@ describe.skipIf(!canNetns)('Proxier', () => {
     const servicesInformer = new SharedInformer<Service>(services, { log: () => {} });
     const slicesInformer = new SharedInformer<EndpointSlice>(slices, { log: () => {} });
     const restores: string[] = [];
+    const commands: string[] = [];
     const real = options.iptables ?? iptablesIn(['ip', 'netns', 'exec', NETNS]);
     const logs: string[] = [];
     const proxier = new Proxier({
@@ -57,10 +58,17 @@ describe.skipIf(!canNetns)('Proxier', () => {
       services: servicesInformer,
       endpointSlices: slicesInformer,
       iptables: {
-        ensureJumps: (jumps) => real.ensureJumps(jumps),
-        serviceChains: () => real.serviceChains(),
+        save: () => {
+          commands.push('save');
+          return real.save();
+        },
+        hasRule: (table, chain, args) => {
+          commands.push(`check ${chain}`);
+          return real.hasRule(table, chain, args);
+        },
         restore: async (input) => {
           restores.push(input);
+          commands.push('restore');
           await real.restore(input);
         },
       },
@@ -80,7 +88,7 @@ describe.skipIf(!canNetns)('Proxier', () => {
       abort.abort();
       await done;
     });
-    return { services, slices, proxier, restores, logs };
+    return { services, slices, proxier, restores, commands, logs };
   }
 
   const web = service('web', { clusterIP: '10.96.0.20', ports: [{ name: 'http', port: 80 }] });
@@ -105,6 +113,68 @@ describe.skipIf(!canNetns)('Proxier', () => {
     expect(save('filter')).toContain(
       '-A FORWARD -m comment --comment "kubernetes forwarding rules" -j KUBE-FORWARD',
     );
+  });
+
+  const jumpCount = (saved: string, line: string) => saved.split('\n').filter((l) => l === line).length;
+  const SERVICES_FROM_OUTPUT = '-A OUTPUT -m comment --comment "kubernetes service portals" -j KUBE-SERVICES';
+  const FORWARD_RULES = '-A FORWARD -m comment --comment "kubernetes forwarding rules" -j KUBE-FORWARD';
+
+  it('puts the jumps in with one save and one restore, and full resyncs neither repeat nor re-check them', async () => {
+    const { services, slices, proxier, commands } = start({ fullSyncPeriodMs: 300, syncPeriodMs: 300 });
+    services.put(web);
+    slices.put(webSlice('10.244.1.2'));
+    await eventually(() => proxier.syncs >= 4, 10_000);
+    // A fresh table: every jump's target chain is missing, so no `iptables -C` is needed.
+    expect(commands.slice(0, 2)).toEqual(['save', 'restore']);
+    // Later full syncs find every jump as iptables-save prints it.
+    expect(commands.filter((command) => command.startsWith('check'))).toEqual([]);
+    expect(commands.filter((command) => command === 'save').length).toBeGreaterThanOrEqual(2);
+    expect(jumpCount(save('nat'), SERVICES_FROM_OUTPUT)).toBe(1);
+    expect(jumpCount(save('filter'), FORWARD_RULES)).toBe(1);
+    // Upstream's order: each jump put first in turn, so the last listed leads its chain.
+    const input = save('filter')
+      .split('\n')
+      .filter((line) => line.startsWith('-A INPUT '));
+    expect(input[0]).toBe('-A INPUT -j KUBE-FIREWALL');
+  });
+
+  it('puts back a jump deleted by hand at the next full sync, and keeps rules found there', async () => {
+    const ns = ['ip', 'netns', 'exec', NETNS];
+    // An earlier agent's chains and one of its jumps, as after a restart.
+    execFileSync(ns[0]!, [...ns.slice(1), 'iptables', '-t', 'nat', '-N', 'KUBE-SERVICES']);
+    execFileSync(ns[0]!, [
+      ...ns.slice(1),
+      'iptables',
+      '-t',
+      'nat',
+      '-A',
+      'OUTPUT',
+      '-m',
+      'comment',
+      '--comment',
+      'kubernetes service portals',
+      '-j',
+      'KUBE-SERVICES',
+    ]);
+    const { services, proxier } = start({ fullSyncPeriodMs: 300, syncPeriodMs: 300 });
+    services.put(web);
+    await eventually(() => proxier.syncs >= 1, 5000);
+    expect(jumpCount(save('nat'), SERVICES_FROM_OUTPUT)).toBe(1);
+    execFileSync(ns[0]!, [
+      ...ns.slice(1),
+      'iptables',
+      '-D',
+      'FORWARD',
+      '-m',
+      'comment',
+      '--comment',
+      'kubernetes forwarding rules',
+      '-j',
+      'KUBE-FORWARD',
+    ]);
+    expect(jumpCount(save('filter'), FORWARD_RULES)).toBe(0);
+    await eventually(() => jumpCount(save('filter'), FORWARD_RULES) === 1, 5000);
+    expect(jumpCount(save('nat'), SERVICES_FROM_OUTPUT)).toBe(1);
   });
 
   it('coalesces a burst of changes into one sync and writes only the changed chains', async () => {
