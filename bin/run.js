@@ -20,7 +20,7 @@ if (args[0] === 'version' && (args.length === 1 || asJson)) {
   const { tkubeVersions, versionText } = await import('../dist/api/tkube-version.js');
   process.stdout.write(versionText(tkubeVersions(), asJson ? 'json' : undefined));
 } else if (args[0] !== 'controlplane' && existsSync(bundle)) {
-  const { runWithCodeCache } = await import('../dist/controlplane/code-cache-loader.js');
+  const { runWithCodeCache } = await import('../dist/api/code-cache-loader.js');
   runWithCodeCache(bundle, `${bundle}.cache`, CODE_CACHE_WRITE_DELAY_MS);
 } else {
   const { execute } = await import('@oclif/core');

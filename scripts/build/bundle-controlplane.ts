@@ -6,14 +6,14 @@
 // CommonJS because only a classic script can take V8's cache in Node 20. The cache is made here
 // by starting the bundle once, with the flags `tkube up` uses, so the first cluster starts fast.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { CONTROL_PLANE_NODE_FLAGS } from '../../src/cluster/controlplane-process.js';
-import { NODE_BUNDLE } from './node-bundle.js';
+import { assertLatin1, NODE_BUNDLE } from './node-bundle.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const outdir = `${root}dist/controlplane-bundle`;
@@ -45,19 +45,6 @@ async function bundleCommonJs(source: string, cjs: string): Promise<void> {
     banner: { js: "const __tkubeModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
   assertLatin1(cjs);
-}
-/**
- * V8 keeps a script's source for as long as the script lives, one byte a character if all are
- * Latin-1, else two: one Greek letter in a regular expression (esbuild escapes strings, not
- * those) made the control plane hold 4.7 MiB instead of 2.4. Escape such a character in the source.
- */
-function assertLatin1(file: string): void {
-  const text = readFileSync(file, 'utf8');
-  const at = text.search(/[\u0100-\uffff]/);
-  if (at >= 0)
-    throw new Error(
-      `${file}: character U+${text.codePointAt(at)!.toString(16).padStart(4, '0')} beyond Latin-1 near ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}; write it as a \\u escape`,
-    );
 }
 await bundlePair('main.js', bundle, 'bundle-main.js', 'main.js');
 // The component threads' own bundles, without the apiserver: a third of its size, and the

@@ -1,6 +1,7 @@
-// The agent's entry point inside a node container: registers the Node, keeps its status and
-// Lease current, sets up the node's pod network, runs the kubelet's pods through containerd,
-// programs the node's service rules (the proxy) and serves cluster DNS on the node's address.
+// The agent inside a node container: registers the Node, keeps its status and Lease current,
+// sets up the node's pod network, runs the kubelet's pods through containerd, programs the
+// node's service rules (the proxy) and serves cluster DNS on the node's address. Its bundle's
+// entry (bundle-main.ts) loads it and calls runAgentProcess.
 import { setMaxListeners } from 'node:events';
 import { mkdir, readFile } from 'node:fs/promises';
 import { isLoadBalancerTarget } from '../api/load-balancer.js';
@@ -28,8 +29,8 @@ import { TunnelClient } from './tunnel/tunnel-client.js';
 const NETWORK_NOT_READY =
   'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized';
 
-async function main(): Promise<void> {
-  const config = await readAgentConfig(process.argv[2]);
+async function main(configPath: string | undefined): Promise<void> {
+  const config = await readAgentConfig(configPath);
   const [ca, cert, key, networkCert, networkKey] = await Promise.all(
     [config.caFile, config.certFile, config.keyFile, config.networkCertFile, config.networkKeyFile].map(
       (path) => readFile(path, 'utf8'),
@@ -235,12 +236,15 @@ function withMoreMetrics(kubelet: Kubelet, more: () => string): Kubelet {
   });
 }
 
-main().then(
-  // Calls still in flight (a container's grace period) must not hold a stopping agent: its pods
-  // keep running and the next agent adopts them.
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(`agent failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  },
-);
+/** Runs the agent on the configuration at `configPath` until a signal, then ends the process. */
+export function runAgentProcess(configPath: string | undefined): void {
+  main(configPath).then(
+    // Calls still in flight (a container's grace period) must not hold a stopping agent: its pods
+    // keep running and the next agent adopts them.
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(`agent failed: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
+}

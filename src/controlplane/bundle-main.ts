@@ -1,8 +1,8 @@
 // The entry point of the control plane bundle (dist/controlplane-bundle/main.js): the bundle
 // proper, controlplane.cjs beside it, runs with its V8 code cache.
 import { fileURLToPath } from 'node:url';
+import { runWithCodeCache } from '../api/code-cache-loader.js';
 import { clearThreadSemiSpaceFlag } from '../api/worker-threads.js';
-import { runWithCodeCache } from './code-cache-loader.js';
 import { beginServiceAccountKey } from './early-service-account-key.js';
 
 // The flag the component threads clear when they start is cleared first: a cache made under

@@ -2,6 +2,7 @@
 // the start program the node's entrypoint supervises (it restarts the agent after crashes and
 // node restarts).
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentConfig } from '../../agent/config.js';
 import { KUBE_PROXY } from '../../apiserver/auth/rbac/bootstrap-policy.js';
@@ -21,27 +22,34 @@ const AGENT_DIR = '/opt/tkube/agent';
 const CONFIG_PATH = '/etc/tkube/agent.json';
 const PKI_DIR = '/etc/tkube/pki';
 
-/** dist/agent-bundle/agent.mjs, built by `npm run build` (dist/cluster and src/cluster alike). */
-export function agentBundlePath(): string {
-  return fileURLToPath(new URL('../../../dist/agent-bundle/agent.mjs', import.meta.url));
+/** dist/agent-bundle, built by `npm run build` (dist/cluster and src/cluster alike). */
+export function agentBundleDir(): string {
+  return fileURLToPath(new URL('../../../dist/agent-bundle', import.meta.url));
 }
 
-export function readAgentBundle(): string {
-  const path = agentBundlePath();
-  if (!existsSync(path)) {
-    throw new ClusterError(`the node agent bundle is missing at ${path}`, 'run `npm run build` first');
+/** The agent's files as the build left them (scripts/build/bundle-agent.ts). */
+export interface AgentBundle {
+  /** agent.mjs: the entry the start program runs. */
+  readonly entry: string;
+  /** agent.cjs: the agent proper. */
+  readonly program: string;
+  /** agent.cjs.cache: its V8 code cache; without one the agent compiles and writes its own. */
+  readonly codeCache?: Uint8Array;
+}
+
+export function readAgentBundle(dir = agentBundleDir()): AgentBundle {
+  const [entry, program] = [join(dir, 'agent.mjs'), join(dir, 'agent.cjs')];
+  for (const path of [entry, program]) {
+    if (!existsSync(path)) {
+      throw new ClusterError(`the node agent bundle is missing at ${path}`, 'run `npm run build` first');
+    }
   }
-  return readFileSync(path, 'utf8');
-}
-
-export interface AgentInstall {
-  readonly node: PlannedNode;
-  readonly server: string;
-  readonly ca: CertificateAuthority;
-  /** The pod-network identity's certificate, shared by every node's agent. */
-  readonly network: IssuedCertificate;
-  readonly bundle: string;
-  readonly podSubnet: string;
+  const cache = join(dir, 'agent.cjs.cache');
+  return {
+    entry: readFileSync(entry, 'utf8'),
+    program: readFileSync(program, 'utf8'),
+    ...(existsSync(cache) && { codeCache: readFileSync(cache) }),
+  };
 }
 
 /** The node's own client certificate (`system:node:<name>`, group system:nodes). */
@@ -60,7 +68,7 @@ export interface AgentInstall {
   readonly dns: IssuedCertificate;
   /** The proxy's `system:kube-proxy` certificate, shared by every node's agent. */
   readonly proxy: IssuedCertificate;
-  readonly bundle: string;
+  readonly bundle: AgentBundle;
   readonly podSubnet: string;
 }
 
@@ -102,7 +110,11 @@ export async function installAgent(provider: NodeProvider, install: AgentInstall
     { path: `${PKI_DIR}/kubelet.crt`, content: serving.certificatePem },
     { path: `${PKI_DIR}/kubelet.key`, content: serving.privateKeyPem, mode: 0o600 },
     { path: CONFIG_PATH, content: `${JSON.stringify(config, null, 2)}\n` },
-    { path: `${AGENT_DIR}/agent.mjs`, content: install.bundle },
+    { path: `${AGENT_DIR}/agent.cjs`, content: install.bundle.program },
+    ...(install.bundle.codeCache
+      ? [{ path: `${AGENT_DIR}/agent.cjs.cache`, content: install.bundle.codeCache }]
+      : []),
+    { path: `${AGENT_DIR}/agent.mjs`, content: install.bundle.entry },
     {
       path: `${AGENT_DIR}/start`,
       content: `#!/bin/sh\nexec node ${AGENT_DIR}/agent.mjs ${CONFIG_PATH}\n`,

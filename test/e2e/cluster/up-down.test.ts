@@ -2,11 +2,13 @@
 // it: nodes Ready with distinct pod CIDRs and routes to each other, a restarted node comes back
 // with its routes, images load into every node, two clusters live side by side, a failed create
 // rolls back, and `tkube down` leaves nothing behind.
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentBundleDir } from '../../../src/cluster/nodes/agent-install.js';
 import { tkube } from '../../support/cli.js';
 import { docker, sharedNodeImage } from '../docker/support.js';
 import { type NodeView, parseNodeViews } from './node-view.js';
@@ -123,6 +125,18 @@ describe('tkube up with Docker nodes', () => {
       nodes.map((n) => `lease.coordination.k8s.io/${n.name}`),
     );
   }, 180_000);
+
+  it("starts each agent on the build's V8 code cache: V8 takes it, so the agent never writes its own", async () => {
+    const built = readFileSync(join(agentBundleDir(), 'agent.cjs.cache'));
+    const sha = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+    // A rejected cache is written again 3 s after the agent starts.
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    for (const index of [0, 1, 2]) {
+      const node = `${cluster}-node-${index}`;
+      const inNode = await execa('docker', ['exec', node, 'sha256sum', '/opt/tkube/agent/agent.cjs.cache']);
+      expect(inNode.stdout.split(' ')[0], node).toBe(sha(built));
+    }
+  });
 
   it('restores a restarted node: Ready again, routes back', async () => {
     const node = `${cluster}-node-1`;
