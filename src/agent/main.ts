@@ -85,7 +85,10 @@ async function main(configPath: string | undefined): Promise<void> {
   };
   // With a planned pod CIDR, containerd's network can be ready before the Node registers.
   if (config.podCIDR) await writeCniConfig(config.podCIDR);
-  const status = new NodeStatusManager(client, identity, { facts: () => readNodeFacts(runCommand), health });
+  const status = new NodeStatusManager(client, identity, {
+    facts: () => readNodeFacts(() => kubelet.cri.version()),
+    health,
+  });
   await kubelet.health.check();
   registered = await status.register();
   reportStatus = () => {

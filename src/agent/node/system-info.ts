@@ -1,7 +1,7 @@
 // nodeInfo's facts about the machine, read where the kubelet reads them.
 import { readFile } from 'node:fs/promises';
 import { release } from 'node:os';
-import type { RunCommand } from '../network/host-commands.js';
+import type { VersionResponse } from '../kubelet/cri/types.js';
 import { readNodeResources } from './capacity.js';
 import type { NodeFacts } from './node-object.js';
 import { systemInfo } from './node-object.js';
@@ -21,19 +21,26 @@ async function osImage(): Promise<string> {
   return match?.[1] ?? 'Linux';
 }
 
-/** `containerd://1.6.20`: the runtime name and version, as CRI's Version call reports them. */
-async function containerRuntimeVersion(run: RunCommand): Promise<string> {
-  const output = await run('containerd', ['--version']).catch(() => '');
-  const match = /containerd\s+\S+\s+v?(\d+\.\d+\.\d+\S*)/.exec(output);
-  return match ? `containerd://${match[1]}` : 'containerd://unknown';
+/**
+ * `containerd://1.6.20`: the runtime's name and version from CRI's Version call, as the kubelet
+ * writes them (and no process started for it on every status report).
+ */
+export async function containerRuntimeVersion(version: () => Promise<VersionResponse>): Promise<string> {
+  try {
+    const { runtimeName, runtimeVersion } = await version();
+    return `${runtimeName || 'containerd'}://${runtimeVersion || 'unknown'}`;
+  } catch {
+    return 'containerd://unknown';
+  }
 }
 
-export async function readNodeFacts(run: RunCommand): Promise<NodeFacts> {
+/** The node's facts; `version` is the runtime's CRI Version call. */
+export async function readNodeFacts(version: () => Promise<VersionResponse>): Promise<NodeFacts> {
   const machineID = await firstLine('/etc/machine-id');
   const [resources, image, runtime, bootID, productUUID] = await Promise.all([
     readNodeResources(),
     osImage(),
-    containerRuntimeVersion(run),
+    containerRuntimeVersion(version),
     firstLine('/proc/sys/kernel/random/boot_id'),
     firstLine('/sys/class/dmi/id/product_uuid'),
   ]);

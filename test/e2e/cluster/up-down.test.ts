@@ -124,6 +124,16 @@ describe('tkube up with Docker nodes', () => {
     expect(leases.stdout.trim().split('\n').sort()).toEqual(
       nodes.map((n) => `lease.coordination.k8s.io/${n.name}`),
     );
+    // The runtime as CRI's Version reports it: containerd's own version, as `containerd --version` prints it.
+    const runtime = await kubectl(`tkube-${cluster}`, [
+      'get',
+      'node',
+      `${cluster}-node-1`,
+      '-o',
+      'jsonpath={.status.nodeInfo.containerRuntimeVersion}',
+    ]);
+    const containerd = (await nodeExec(`${cluster}-node-1`, ['containerd', '--version'])).split(' ')[2];
+    expect(runtime.stdout).toBe(`containerd://${containerd}`);
   }, 180_000);
 
   it("starts each agent on the build's V8 code cache: V8 takes it, so the agent never writes its own", async () => {
