@@ -90,7 +90,7 @@ async function main(configPath: string | undefined): Promise<void> {
     health,
   });
   await kubelet.health.check();
-  registered = await status.register();
+  registered = await status.registerWithRetry(abort.signal, (line) => console.error(`agent: ${line}`));
   reportStatus = () => {
     status
       .report(true)

@@ -245,7 +245,10 @@ export async function up(options: UpOptions): Promise<UpResult> {
   let network: ClusterNetwork | undefined;
   let nodeImage = options.image;
   const planned: PlannedNode[] = [];
+  let containersCreated: Promise<void> = Promise.resolve();
   let containersStarted: Promise<void> = Promise.resolve();
+  // The agents, installed while the control plane starts: each registers its node once the API server answers.
+  let agentsInstalled: Promise<void> = Promise.resolve();
   const nodeSteps: Step[] = provider
     ? [
         {
@@ -294,11 +297,12 @@ export async function up(options: UpOptions): Promise<UpResult> {
           // agent step waits for them.
           title: `Starting ${nodes} node container${nodes === 1 ? '' : 's'}`,
           run: async () => {
-            containersStarted = docker!.startNodeContainers(provider, {
+            containersCreated = docker!.createNodeContainers(provider, {
               cluster: options.name,
               image: nodeImage!,
               nodes: planned,
             });
+            containersStarted = containersCreated.then(() => docker!.waitForNodeRuntimes(provider, planned));
             containersStarted.catch(() => undefined);
           },
         },
@@ -310,12 +314,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
           title: `Installing the agent in ${nodes} node${nodes === 1 ? '' : 's'}`,
           run: async () => {
             await containersStarted;
-            await docker!.installAgents(provider, {
-              nodes: planned,
-              server: apiServerUrlAt(network!.gateway, apiPort),
-              podSubnet,
-              ca: pki!.ca,
-            });
+            await agentsInstalled;
             checkpoint();
           },
         },
@@ -397,6 +396,20 @@ export async function up(options: UpOptions): Promise<UpResult> {
             controlPlane = started;
             undo.push(() => stopStartedControlPlane(started, paths));
             if (started.pid > 0) await writeControlPlanePid(paths, started.pid);
+            if (provider) {
+              // Into the containers as soon as they exist: each entrypoint starts its agent once
+              // containerd runs, and the agent retries registration until the API server answers,
+              // so the copies and the agents' loading overlap the control plane's start.
+              agentsInstalled = containersCreated.then(() =>
+                docker!.installAgents(provider!, {
+                  nodes: planned,
+                  server: apiServerUrlAt(network!.gateway, apiPort),
+                  podSubnet,
+                  ca: pki!.ca,
+                }),
+              );
+              agentsInstalled.catch(() => undefined);
+            }
             checkpoint();
           },
         },
@@ -476,8 +489,9 @@ export async function up(options: UpOptions): Promise<UpResult> {
       options.progress ?? defaultProgressMode(process.stderr, env),
     );
   } catch (error) {
-    // Containers still being created must settle before their removal.
+    // Containers still being created, or written to, must settle before their removal.
     await containersStarted.catch(() => undefined);
+    await agentsInstalled.catch(() => undefined);
     // The state directory goes with the rollback: keep the control plane's log for the user.
     const keptLog = options.retain
       ? paths.controlPlaneLog

@@ -18,6 +18,9 @@ export interface NodeStatusSources {
   readonly now?: () => Date;
 }
 
+const REGISTER_RETRY_FIRST_MS = 100;
+const REGISTER_RETRY_MAX_MS = 500;
+
 export class NodeStatusManager {
   private lastReport = 0;
   private lastConditions: NodeCondition[] | undefined;
@@ -52,6 +55,35 @@ export class NodeStatusManager {
     };
     await nodes.patch('', this.identity.name, 'strategic', { metadata: { labels } });
     return this.report(true);
+  }
+
+  /**
+   * register() until it succeeds, as the kubelet's registerWithAPIServer retries: `tkube up`
+   * starts the agents while the control plane starts, so the first attempts may find no API
+   * server yet. Waits 100 ms, doubling up to 500 ms (the kubelet goes on to 7 s; here the wait is
+   * for one local process). A failure is logged when its message changes. Rejects once `signal`
+   * aborts.
+   */
+  async registerWithRetry(signal: AbortSignal, log: (line: string) => void): Promise<Node> {
+    let delayMs = REGISTER_RETRY_FIRST_MS;
+    let lastMessage: string | undefined;
+    for (;;) {
+      try {
+        return await this.register();
+      } catch (error) {
+        signal.throwIfAborted();
+        const message = error instanceof Error ? error.message : String(error);
+        if (message !== lastMessage)
+          log(`unable to register node ${this.identity.name} with the API server: ${message}`);
+        lastMessage = message;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      signal.throwIfAborted();
+      delayMs = Math.min(delayMs * 2, REGISTER_RETRY_MAX_MS);
+    }
   }
 
   /** Checks status every 10 s until `signal` aborts. */

@@ -53,9 +53,18 @@ export interface NodeContainers {
 
 /** Creates and starts every node container concurrently; resolves once containerd runs in each. */
 export async function startNodeContainers(provider: NodeProvider, containers: NodeContainers): Promise<void> {
+  await createNodeContainers(provider, containers);
+  await waitForNodeRuntimes(provider, containers.nodes);
+}
+
+/** Creates and starts the node containers; their entrypoints then start containerd. */
+export async function createNodeContainers(
+  provider: NodeProvider,
+  containers: NodeContainers,
+): Promise<void> {
   await Promise.all(
-    containers.nodes.map(async (node) => {
-      await provider.createNode({
+    containers.nodes.map((node) =>
+      provider.createNode({
         cluster: containers.cluster,
         index: node.index,
         name: node.name,
@@ -64,10 +73,17 @@ export async function startNodeContainers(provider: NodeProvider, containers: No
         ip: node.ip,
         portMappings: node.portMappings,
         mounts: node.mounts,
-      });
-      await provider.waitForContainerd(node.name);
-    }),
+      }),
+    ),
   );
+}
+
+/** Waits for containerd in each node (the entrypoint starts an installed agent after it). */
+export async function waitForNodeRuntimes(
+  provider: NodeProvider,
+  nodes: readonly PlannedNode[],
+): Promise<void> {
+  await Promise.all(nodes.map((node) => provider.waitForContainerd(node.name)));
 }
 
 /** Creates (or reuses a shared) local registry on the cluster network; see cluster/registry. */
