@@ -78,8 +78,14 @@ export class NodeStatusManager {
         lastMessage = message;
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delayMs);
-        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        const done = (): void => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        // Not unref'd: before registering, nothing else may keep the agent's process alive.
+        const timer = setTimeout(done, delayMs);
+        signal.addEventListener('abort', done, { once: true });
       });
       signal.throwIfAborted();
       delayMs = Math.min(delayMs * 2, REGISTER_RETRY_MAX_MS);
