@@ -2,7 +2,7 @@
 // first in FORWARD and INPUT (ahead of the proxy's KUBE-FORWARD, which accepts some traffic
 // outright), our chains read back from the table, and restores through the proxy's runner. The
 // jump check reads the table with one iptables-save and repairs it with one restore.
-import { chainsOf, iptablesIn, parseSaved, runner, type SavedTable } from '../proxy/iptables.js';
+import { chainsOf, iptablesIn, parseSaved, ruleText, runner, type SavedTable } from '../proxy/iptables.js';
 import { isPolicyChain, JUMP_CHAINS, NETPOL_CHAIN } from './rules.js';
 
 export interface PolicyIptables {
@@ -14,7 +14,7 @@ export interface PolicyIptables {
   restore(input: string): Promise<void>;
 }
 
-const JUMP = `-m comment --comment "tkube network policies" -j ${NETPOL_CHAIN}`;
+const JUMP = ruleText(['-m', 'comment', '--comment', 'tkube network policies', '-j', NETPOL_CHAIN]);
 
 /**
  * The restore input that puts the main chain's jump first in each of JUMP_CHAINS, or undefined

@@ -1,6 +1,7 @@
 // Registers this node and keeps its status current, as the kubelet's node status manager does:
 // a status check every 10 s, written only when something changed or 5 min have passed (the
 // Lease is the heartbeat; see lease.ts).
+import { setTimeout as delay } from 'node:timers/promises';
 import { isExtendedResourceName } from '../../api/resource-names.js';
 import type { Node, NodeCondition, NodeStatus } from '../../api/types/core-v1.generated.js';
 import { NODES } from '../../client/resources.js';
@@ -77,16 +78,8 @@ export class NodeStatusManager {
           log(`unable to register node ${this.identity.name} with the API server: ${message}`);
         lastMessage = message;
       }
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        // Not unref'd: before registering, nothing else may keep the agent's process alive.
-        const timer = setTimeout(done, delayMs);
-        signal.addEventListener('abort', done, { once: true });
-      });
+      // A timer that keeps the process alive: before registering, nothing else may.
+      await delay(delayMs, undefined, { signal }).catch(() => undefined);
       signal.throwIfAborted();
       delayMs = Math.min(delayMs * 2, REGISTER_RETRY_MAX_MS);
     }

@@ -10,6 +10,7 @@ import { NodeStatusManager } from '../../../src/agent/node/node-status.js';
 import type { Node } from '../../../src/api/types/core-v1.generated.js';
 import { NODES } from '../../../src/client/resources.js';
 import { httpsClient } from '../../../src/client/transports.js';
+import type { Client } from '../../../src/client/types.js';
 import { issueNodeCertificate } from '../../../src/cluster/nodes/agent-install.js';
 import { type RunningControlPlane, startControlPlane } from '../../../src/controlplane/control-plane.js';
 import { ensureClusterPki } from '../../../src/pki/cluster-pki.js';
@@ -37,6 +38,23 @@ const facts = {
   }),
 };
 
+/** The agent's status manager for a node whose facts and health are fixed (ready). */
+function nodeStatus(client: Client, name: string, internalIP: string): NodeStatusManager {
+  return new NodeStatusManager(
+    client,
+    { name, internalIP, labels: {}, taints: [] },
+    {
+      facts: async () => facts,
+      health: async () => ({
+        notReadyReasons: [],
+        memoryPressure: false,
+        diskPressure: false,
+        pidPressure: false,
+      }),
+    },
+  );
+}
+
 describe('agent registration before the API server answers', () => {
   it('retries until the control plane starts on its port, then registers the node', async () => {
     const pki = await ensureClusterPki(join(stateDir, 'pki'));
@@ -49,19 +67,7 @@ describe('agent registration before the API server answers', () => {
       key: credentials.privateKeyPem,
       component: 'kubelet',
     });
-    const status = new NodeStatusManager(
-      client,
-      { name: 'early', internalIP: '10.0.0.9', labels: {}, taints: [] },
-      {
-        facts: async () => facts,
-        health: async () => ({
-          notReadyReasons: [],
-          memoryPressure: false,
-          diskPressure: false,
-          pidPressure: false,
-        }),
-      },
-    );
+    const status = nodeStatus(client, 'early', '10.0.0.9');
     const logs: string[] = [];
     const abort = new AbortController();
     try {
@@ -83,19 +89,7 @@ describe('agent registration before the API server answers', () => {
 
   it('gives up when stopped', async () => {
     const client = httpsClient({ server: `https://127.0.0.1:${await freePort()}`, component: 'kubelet' });
-    const status = new NodeStatusManager(
-      client,
-      { name: 'stopped', internalIP: '10.0.0.8', labels: {}, taints: [] },
-      {
-        facts: async () => facts,
-        health: async () => ({
-          notReadyReasons: [],
-          memoryPressure: false,
-          diskPressure: false,
-          pidPressure: false,
-        }),
-      },
-    );
+    const status = nodeStatus(client, 'stopped', '10.0.0.8');
     const abort = new AbortController();
     const attempt = status.registerWithRetry(abort.signal, () => {});
     setTimeout(() => abort.abort(), 300);

@@ -139,39 +139,16 @@ describe.skipIf(!canNetns)('Proxier', () => {
   });
 
   it('puts back a jump deleted by hand at the next full sync, and keeps rules found there', async () => {
-    const ns = ['ip', 'netns', 'exec', NETNS];
+    const iptables = (...args: string[]) => execFileSync('ip', ['netns', 'exec', NETNS, 'iptables', ...args]);
+    const comment = (text: string, target: string) => ['-m', 'comment', '--comment', text, '-j', target];
     // An earlier agent's chains and one of its jumps, as after a restart.
-    execFileSync(ns[0]!, [...ns.slice(1), 'iptables', '-t', 'nat', '-N', 'KUBE-SERVICES']);
-    execFileSync(ns[0]!, [
-      ...ns.slice(1),
-      'iptables',
-      '-t',
-      'nat',
-      '-A',
-      'OUTPUT',
-      '-m',
-      'comment',
-      '--comment',
-      'kubernetes service portals',
-      '-j',
-      'KUBE-SERVICES',
-    ]);
+    iptables('-t', 'nat', '-N', 'KUBE-SERVICES');
+    iptables('-t', 'nat', '-A', 'OUTPUT', ...comment('kubernetes service portals', 'KUBE-SERVICES'));
     const { services, proxier } = start({ fullSyncPeriodMs: 300, syncPeriodMs: 300 });
     services.put(web);
     await eventually(() => proxier.syncs >= 1, 5000);
     expect(jumpCount(save('nat'), SERVICES_FROM_OUTPUT)).toBe(1);
-    execFileSync(ns[0]!, [
-      ...ns.slice(1),
-      'iptables',
-      '-D',
-      'FORWARD',
-      '-m',
-      'comment',
-      '--comment',
-      'kubernetes forwarding rules',
-      '-j',
-      'KUBE-FORWARD',
-    ]);
+    iptables('-D', 'FORWARD', ...comment('kubernetes forwarding rules', 'KUBE-FORWARD'));
     expect(jumpCount(save('filter'), FORWARD_RULES)).toBe(0);
     await eventually(() => jumpCount(save('filter'), FORWARD_RULES) === 1, 5000);
     expect(jumpCount(save('nat'), SERVICES_FROM_OUTPUT)).toBe(1);
