@@ -7,7 +7,8 @@
 // this process's CPU µs per request. With INGRESS_BENCH_BASELINE set to a directory holding another
 // commit's src/ (`git archive <commit> src | tar -x -C <dir>`), that commit's proxy is measured too
 // (A/B in one run).
-// INGRESS_BENCH_ROUNDS, INGRESS_BENCH_SECONDS, INGRESS_BENCH_CONCURRENCY change the run's shape.
+// INGRESS_BENCH_ROUNDS, INGRESS_BENCH_SECONDS, INGRESS_BENCH_CONCURRENCY change the run's shape;
+// INGRESS_BENCH_KEEP_ALIVE=1 keeps each in-flight slot's connection (as wrk) instead.
 import { type ChildProcess, spawn } from 'node:child_process';
 import net, { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -19,6 +20,8 @@ import { percentile, printTable } from './report.js';
 const ROUNDS = Number(process.env.INGRESS_BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.INGRESS_BENCH_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.INGRESS_BENCH_CONCURRENCY ?? 8);
+/** INGRESS_BENCH_KEEP_ALIVE=1: each in-flight slot keeps its connection (as wrk); a new one per request otherwise. */
+const KEEP_ALIVE = process.env.INGRESS_BENCH_KEEP_ALIVE === '1';
 const baselineDir = process.env.INGRESS_BENCH_BASELINE;
 const HOST = 'bench.ingress.test';
 
@@ -114,6 +117,7 @@ async function measure(target: Target): Promise<void> {
     String(SECONDS),
     String(CONCURRENCY),
     HOST,
+    ...(KEEP_ALIVE ? ['keep-alive'] : []),
   ]);
   const cpuBefore = process.cpuUsage();
   const result = JSON.parse(await lineOf(load, 'RESULT ')) as HttpLoadResult;

@@ -10,9 +10,9 @@
 // Called from network.ts on its cluster; `runIngressBench` needs only a service listening on
 // port 80 and the busybox image.
 
-import type { Pod, Service } from '../../src/api/types/core-v1.generated.js';
+import type { Node, Pod, Service } from '../../src/api/types/core-v1.generated.js';
 import type { Ingress } from '../../src/api/types/networking-v1.generated.js';
-import { INGRESSES, PODS, SERVICES } from '../../src/client/resources.js';
+import { INGRESSES, NODES, PODS, SERVICES } from '../../src/client/resources.js';
 import type { Client } from '../../src/client/types.js';
 import { waitFor } from '../../test/e2e/kubelet/pods-support.js';
 import {
@@ -119,9 +119,15 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
       script: build.bundle + PROXY_POD_SCRIPT,
     })),
   ];
+  // The last node's agent reached at its node's address: the ingress without the LoadBalancer
+  // address's DNAT and masquerade, to tell that path's cost from the proxy's.
+  const lastNode = await client.resource<Node>(NODES).get('', nodes.at(-1)!);
+  const lastNodeIP = lastNode.status?.addresses?.find((address) => address.type === 'InternalIP')?.address;
+  if (!lastNodeIP) throw new Error(`node ${nodes.at(-1)} has no InternalIP`);
   const targets: { label: string; address: string; port: string }[] = [
     { label: 'through the ingress', address: ingressIP, port: '80' },
     { label: 'ClusterIP directly', address: clusterIP, port: '80' },
+    { label: "a node's agent directly", address: lastNodeIP, port: '80' },
   ];
   for (const [i, server] of sideServers.entries()) {
     const name = `ingress-side-${i}`;

@@ -9,14 +9,16 @@ import { PODS } from '../../src/client/resources.js';
 import type { Client } from '../../src/client/types.js';
 
 /**
- * The HTTP load generator: argv is host, port, seconds, concurrency and optionally a Host header.
- * A new connection per request (agent: false), so each one passes the proxy's DNAT. Prints
- * `RESULT {ok, errors, rps, p50, p99, clientCpuSeconds}`.
+ * The HTTP load generator: argv is host, port, seconds, concurrency and optionally a Host header
+ * and `keep-alive`. By default a new connection per request (agent: false), so each one passes
+ * the proxy's DNAT; with `keep-alive`, `concurrency` connections each carry one request after
+ * another, as wrk and hey load a server. Prints `RESULT {ok, errors, rps, p50, p99, clientCpuSeconds}`.
  */
 export const HTTP_LOAD_SCRIPT = `
 const http = require('node:http');
 const [host, port, seconds, concurrency] = process.argv.slice(1).map((v, i) => i === 0 ? v : Number(v));
 const headers = process.argv[5] ? { host: process.argv[5] } : {};
+const agent = process.argv[6] === 'keep-alive' ? new http.Agent({ keepAlive: true, maxSockets: concurrency }) : false;
 const latencies = []; let ok = 0; let errors = 0; let stopped = false; let active = concurrency;
 const cpu = process.cpuUsage(); const start = performance.now();
 function pct(sorted, p) { return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p / 100 * sorted.length) - 1)] : NaN; }
@@ -29,7 +31,7 @@ function finish() {
 function one() {
   if (stopped) return finish();
   const at = performance.now();
-  const request = http.get({ host, port, path: '/', agent: false, headers }, (res) => {
+  const request = http.get({ host, port, path: '/', agent, headers }, (res) => {
     res.resume();
     res.on('end', () => { if (res.statusCode === 200) { ok++; latencies.push(performance.now() - at); } else errors++; one(); });
   });

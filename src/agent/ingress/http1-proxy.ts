@@ -275,7 +275,8 @@ export class Http1Connection {
   private readonly onClientEnd = (): void => {
     this.clientEnded = true;
     this.closeAfter = true;
-    if (!this.request) this.client.end();
+    // Ending twice makes (and drops) an error with its stack: once per closed connection.
+    if (!this.request && !this.client.writableEnded) this.client.end();
   };
 
   private readonly onClientClose = (): void => {
@@ -528,14 +529,22 @@ export class Http1Connection {
       this.backend = undefined;
     }
     // A request body not read to its end leaves the client's connection out of step.
-    const close = this.closeAfter || !this.requestBody?.done;
+    const bodyRead = this.requestBody?.done === true;
+    const close = this.closeAfter || !bodyRead;
     this.request = undefined;
     this.requestBody = undefined;
     this.responseBody = undefined;
     this.reuseBackend = true;
     if (close) {
-      // What the client still sends is read and dropped until it closes.
       this.client.off('data', this.onClientData);
+      if (bodyRead && !this.buffered && !this.clientEnded) {
+        // Nothing more is expected from the client (nginx's lingering close is off then too):
+        // the socket closes once the answer is handed to the kernel, not at the client's FIN.
+        const client = this.client;
+        client.end(() => client.destroy());
+        return;
+      }
+      // What the client still sends is read and dropped until it closes.
       this.client.end();
       return;
     }

@@ -271,6 +271,28 @@ describe('ingress proxy over HTTP/1.1', () => {
     expect(reply).toContain('backend 0 GET /old version=1.0');
   });
 
+  it("closes its side once an answer with Connection: close is sent, not at the client's FIN", async () => {
+    const socket = net.connect({ port: proxyPort, host: '127.0.0.1', allowHalfOpen: true });
+    let reply = '';
+    socket.on('data', (data: Buffer) => {
+      reply += data.toString('latin1');
+    });
+    const failed = new Promise<string | undefined>((resolve) => {
+      socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code));
+      socket.once('close', () => resolve(undefined));
+    });
+    socket.write('GET /once HTTP/1.1\r\nHost: one.test\r\nConnection: close\r\n\r\n');
+    await new Promise((resolve) => socket.once('end', resolve));
+    expect(reply).toContain('backend 0 GET /once');
+    // Still open on this side: bytes sent now meet a closed socket (reset, then a failed write),
+    // not a half-open one that reads and drops them until this side ends.
+    const writes = setInterval(() => socket.write('late'), 50);
+    const code = await Promise.race([failed, new Promise((resolve) => setTimeout(resolve, 2_000, 'open'))]);
+    clearInterval(writes);
+    socket.destroy();
+    expect(['ECONNRESET', 'EPIPE']).toContain(code);
+  });
+
   it("reads past a refused request's body and serves the next one", async () => {
     const replies = await exchange(
       'POST /nothing HTTP/1.1\r\nHost: one.test\r\nContent-Length: 4\r\n\r\nbodyGET /after HTTP/1.1\r\nHost: one.test\r\nConnection: close\r\n\r\n',
