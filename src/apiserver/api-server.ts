@@ -120,6 +120,8 @@ export interface ApiServerOptions {
    * beside this module (defaultFieldManagerThreadEntry); without one big creates' field manager runs here.
    */
   readonly fieldManagerThreadEntry?: string;
+  /** The built-in metrics server's `--metric-resolution`: how often it scrapes the kubelets (15 s). */
+  readonly metricResolutionMs?: number;
 }
 
 /**
@@ -186,6 +188,7 @@ export class ApiServer {
         credentials: kubeletCredentials,
         dial,
         storage: this.resourceMetrics,
+        ...(options.metricResolutionMs !== undefined && { intervalMs: options.metricResolutionMs }),
       });
     }
     const fieldManagerThreadEntry = options.fieldManagerThreadEntry ?? defaultFieldManagerThreadEntry();

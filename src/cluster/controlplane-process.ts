@@ -7,6 +7,7 @@ import { open } from 'node:fs/promises';
 import { isSea } from 'node:sea';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { type ComponentFlagSettings, componentFlagArgs } from '../controlplane/component-flags.js';
 import { RUNTIME_ARGV0 } from '../executable/payload.js';
 import { errorCode } from './errors.js';
 import type { ClusterPaths } from './state.js';
@@ -95,6 +96,8 @@ export interface ControlPlaneSettings {
   readonly datastoreEndpoint?: string;
   /** Several control planes (`up --control-planes N`): their apiserver ports, behind `apiPort`. */
   readonly controlPlanePorts?: readonly number[];
+  /** Upstream's controller-manager and metrics-server flags, passed under their own names. */
+  readonly componentFlags?: ComponentFlagSettings;
 }
 
 /** Starts the control plane detached, its output appended to the cluster's log file. */
@@ -111,6 +114,7 @@ export function startControlPlane(
     loadBalancerIpRange,
     datastoreEndpoint,
     controlPlanePorts,
+    componentFlags,
   } = settings;
   const log = openSync(paths.controlPlaneLog, 'a', 0o600);
   let child: ChildProcess;
@@ -130,6 +134,7 @@ export function startControlPlane(
       ...(clusterCidr ? ['--cluster-cidr', clusterCidr] : []),
       ...(loadBalancerIpRange ? ['--load-balancer-ip-range', loadBalancerIpRange] : []),
       ...(controlPlanePorts?.length ? ['--control-plane-ports', controlPlanePorts.join(',')] : []),
+      ...componentFlagArgs(componentFlags),
     ];
     child = spawn(command.file, args, {
       argv0: command.argv0,

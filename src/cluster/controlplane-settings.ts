@@ -13,5 +13,6 @@ export function controlPlaneSettingsOf(record: ClusterRecord): ControlPlaneSetti
     ...(network && { loadBalancerIpRange: loadBalancerRange(network.subnet) }),
     ...(record.datastoreEndpoint !== undefined && { datastoreEndpoint: record.datastoreEndpoint }),
     ...(record.controlPlanePorts && { controlPlanePorts: record.controlPlanePorts }),
+    ...(record.componentFlags && { componentFlags: record.componentFlags }),
   };
 }

@@ -5,6 +5,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { ComponentFlagSettings } from '../controlplane/component-flags.js';
 import { ClusterError, errorCode, errorMessage } from './errors.js';
 import { isDns1123Label } from './name.js';
 import type { RegistryRecord } from './registry/local-registry.js';
@@ -35,6 +36,8 @@ export interface ClusterRecord {
   podSubnet?: string;
   /** `--datastore-endpoint`, when not SQLite in the state directory (the record file is the owner's alone). */
   datastoreEndpoint?: string;
+  /** The config file's `controllerManager` and `metricsServer` flags, in milliseconds; absent when none. */
+  componentFlags?: ComponentFlagSettings;
   /**
    * With several control planes (`up --control-planes N`): each one's apiserver port; `apiPort`
    * is then the balancer in front of them.

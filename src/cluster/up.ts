@@ -233,6 +233,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
     ...(fakeNodes > 0 && { fakeNodes }),
     ...(podSubnet !== POD_SUBNET && { podSubnet }),
     ...(datastoreEndpoint !== undefined && { datastoreEndpoint }),
+    ...(config?.componentFlags && { componentFlags: config.componentFlags }),
     ...(controlPlanePorts && { controlPlanePorts }),
     version: TKUBE_VERSION,
     kubernetesVersion: KUBERNETES_GIT_VERSION,

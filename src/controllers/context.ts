@@ -45,6 +45,10 @@ export interface ClusterSettings {
   readonly csrCleanerPeriodMs: number;
   /** The addresses LoadBalancer services get (`first-last`, part of the node network); none leaves them pending. */
   readonly loadBalancerIpRange?: string;
+  /** `--horizontal-pod-autoscaler-sync-period`: how often each HPA is reconciled (15 s). */
+  readonly horizontalPodAutoscalerSyncPeriodMs: number;
+  /** `--horizontal-pod-autoscaler-downscale-stabilization`: the default scale-down window (5 min). */
+  readonly horizontalPodAutoscalerDownscaleStabilizationMs: number;
 }
 
 export const DEFAULT_CLUSTER_SETTINGS: ClusterSettings = {
@@ -64,6 +68,8 @@ export const DEFAULT_CLUSTER_SETTINGS: ClusterSettings = {
   maxEndpointsPerSlice: 100,
   clusterSigningDurationMs: 365 * 24 * 60 * 60 * 1000,
   csrCleanerPeriodMs: 60 * 60 * 1000,
+  horizontalPodAutoscalerSyncPeriodMs: 15_000,
+  horizontalPodAutoscalerDownscaleStabilizationMs: 5 * 60_000,
 };
 
 export interface ControllerContext {

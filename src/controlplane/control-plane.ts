@@ -63,6 +63,8 @@ export interface ControlPlaneOptions {
   readonly fakeNodes?: FakeNodesOptions;
   /** Overrides of the controllers' settings (tests use short grace periods). */
   readonly controllerSettings?: Partial<ClusterSettings>;
+  /** The built-in metrics server's `--metric-resolution` (15 s by default). */
+  readonly metricResolutionMs?: number;
   /**
    * The program's entry point, to run the controllers and the scheduler on a thread of their own
    * (see component-thread.ts). Without it they run on this thread.
@@ -164,6 +166,7 @@ async function serveControlPlane(
     watch: options.watch,
     serverAddress: () => `127.0.0.1:${port}`,
     kubeletClient: kubeletClientCredentials,
+    metricResolutionMs: options.metricResolutionMs,
     apiServerTunnel: tunnelModeFrom(process.env),
     aggregation: {
       proxyClient: async () => frontProxy.client,

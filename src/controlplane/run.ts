@@ -3,6 +3,12 @@
 import { parseArgs } from 'node:util';
 import { MAX_FAKE_NODES } from '../providers/fake/pod-network-size.js';
 import { type DatastoreEndpoint, parseDatastoreEndpoint } from '../storage/index.js';
+import {
+  COMPONENT_FLAG_OPTIONS,
+  type ComponentFlagSettings,
+  componentFlagArgs,
+  componentFlagSettingsFrom,
+} from './component-flags.js';
 import type { ComponentThreadEntries } from './component-thread.js';
 import { startControlPlane } from './control-plane.js';
 import { collectGarbageWhenSettled } from './settled-gc.js';
@@ -25,6 +31,8 @@ export interface ControlPlaneArgs {
   readonly leaderElectIdentity?: string;
   /** `--advertise-port`: the port the `kubernetes` Service's endpoints name. */
   readonly advertisePort?: number;
+  /** Upstream's controller-manager and metrics-server flags (`--horizontal-pod-autoscaler-sync-period 5s` …). */
+  readonly componentFlags?: ComponentFlagSettings;
 }
 
 /** The variable `tkube up`/`start` pass the datastore endpoint in. */
@@ -44,6 +52,7 @@ export async function runControlPlane(
   options: RunOptions = {},
 ): Promise<void> {
   const started = Date.now();
+  const flags = args.componentFlags ?? {};
   const running = await startControlPlane({
     stateDir: args.stateDir,
     apiPort: args.apiPort,
@@ -52,7 +61,18 @@ export async function runControlPlane(
     controllerSettings: {
       ...(args.clusterCidr && { clusterCidr: args.clusterCidr }),
       ...(args.loadBalancerIpRange && { loadBalancerIpRange: args.loadBalancerIpRange }),
+      ...(flags.horizontalPodAutoscalerSyncPeriodMs !== undefined && {
+        horizontalPodAutoscalerSyncPeriodMs: flags.horizontalPodAutoscalerSyncPeriodMs,
+      }),
+      ...(flags.horizontalPodAutoscalerDownscaleStabilizationMs !== undefined && {
+        horizontalPodAutoscalerDownscaleStabilizationMs:
+          flags.horizontalPodAutoscalerDownscaleStabilizationMs,
+      }),
+      ...(flags.nodeMonitorGracePeriodMs !== undefined && {
+        nodeMonitorGracePeriodMs: flags.nodeMonitorGracePeriodMs,
+      }),
     },
+    ...(flags.metricResolutionMs !== undefined && { metricResolutionMs: flags.metricResolutionMs }),
     componentThreadEntries: options.componentThreadEntries,
     componentThreadLayout: options.componentThreadLayout,
     datastore: args.datastore,
@@ -89,6 +109,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'control-plane-ports': { type: 'string' },
       'leader-elect-identity': { type: 'string' },
       'advertise-port': { type: 'string' },
+      ...COMPONENT_FLAG_OPTIONS,
     },
     strict: true,
   });
@@ -112,9 +133,10 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     fakeNodes > MAX_FAKE_NODES
   ) {
     throw new Error(
-      'usage: main.js --state-dir DIR --api-port PORT [--bind-address IP]... [--fake-nodes N] [--cluster-cidr CIDR] [--load-balancer-ip-range FIRST-LAST] [--control-plane-ports P1,P2,...]',
+      'usage: main.js --state-dir DIR --api-port PORT [--bind-address IP]... [--fake-nodes N] [--cluster-cidr CIDR] [--load-balancer-ip-range FIRST-LAST] [--control-plane-ports P1,P2,...] [--horizontal-pod-autoscaler-sync-period D] [--horizontal-pod-autoscaler-downscale-stabilization D] [--node-monitor-grace-period D] [--metric-resolution D]',
     );
   }
+  const componentFlags = componentFlagSettingsFrom(values);
   return {
     stateDir: values['state-dir'],
     apiPort,
@@ -125,6 +147,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     ...(controlPlanePorts && { controlPlanePorts }),
     ...(values['leader-elect-identity'] && { leaderElectIdentity: values['leader-elect-identity'] }),
     ...(advertisePort !== undefined && { advertisePort }),
+    ...(componentFlags && { componentFlags }),
     ...(env[DATASTORE_ENDPOINT_ENV] && { datastore: parseDatastoreEndpoint(env[DATASTORE_ENDPOINT_ENV]) }),
   };
 }
@@ -140,5 +163,6 @@ export function replicaArgs(args: ControlPlaneArgs): string[] {
     ...(args.fakeNodes ? ['--fake-nodes', String(args.fakeNodes)] : []),
     ...(args.clusterCidr ? ['--cluster-cidr', args.clusterCidr] : []),
     ...(args.loadBalancerIpRange ? ['--load-balancer-ip-range', args.loadBalancerIpRange] : []),
+    ...componentFlagArgs(args.componentFlags),
   ];
 }

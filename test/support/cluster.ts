@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa, execaSync } from 'execa';
@@ -33,18 +33,23 @@ export function kubectlRelease(version: string): string {
 
 /**
  * Brings up a control-plane-only cluster (plus `fakeNodes` simulated nodes) with the built CLI in
- * a private TKUBE_HOME and KUBECONFIG.
+ * a private TKUBE_HOME and KUBECONFIG; `config` is a cluster config file's text for
+ * `up --config` (with `nodes: []`, as the cluster has no Docker node).
  */
 export async function startTestCluster(
   name = 'it',
-  options: { fakeNodes?: number; kubectl?: string; upArgs?: string[] } = {},
+  options: { fakeNodes?: number; kubectl?: string; upArgs?: string[]; config?: string } = {},
 ): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'tkube-it-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const env = { TKUBE_HOME: join(dir, 'home'), KUBECONFIG: kubeconfig, HOME: dir, CI: 'true' };
   const fakeNodes = options.fakeNodes ? ['--fake-nodes', String(options.fakeNodes)] : [];
   const clusterKubectl = options.kubectl ?? 'kubectl';
-  const up = await tkube(['up', name, '--nodes', '0', ...fakeNodes, ...(options.upArgs ?? [])], env);
+  const config = options.config === undefined ? [] : ['--config', writeConfigFile(dir, options.config)];
+  const up = await tkube(
+    ['up', name, '--nodes', '0', ...fakeNodes, ...config, ...(options.upArgs ?? [])],
+    env,
+  );
   if (up.exitCode !== 0) throw new Error(`tkube up failed: ${up.stderr}`);
   return {
     name,
@@ -64,4 +69,11 @@ export async function startTestCluster(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A cluster config file's text written into a test's directory; its path. */
+export function writeConfigFile(dir: string, text: string): string {
+  const path = join(dir, 'cluster.yaml');
+  writeFileSync(path, text);
+  return path;
 }

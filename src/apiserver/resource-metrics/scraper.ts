@@ -1,7 +1,8 @@
 // metrics-server's scraper (sigs.k8s.io/metrics-server pkg/scraper): every resolution period
-// (15 s, its default) each Ready node's kubelet `/stats/summary` is fetched, all nodes at once,
-// over the connection kube-apiserver uses for nodes/proxy (its kubelet client certificate, the
-// node tunnel dialer); a node that fails is skipped with a log line, and the round is stored.
+// (--metric-resolution: 15 s, or the cluster config's) each Ready node's kubelet `/stats/summary`
+// is fetched, all nodes at once, over the connection kube-apiserver uses for nodes/proxy (its
+// kubelet client certificate, the node tunnel dialer); a node that fails is skipped with a log
+// line, and the round is stored.
 // Fake nodes serve no kubelet API: their usage is simulated from their pods' requests instead.
 import type { Node, Pod } from '../../api/types/core-v1.generated.js';
 import {
@@ -16,8 +17,8 @@ import { decodeSummary, type SummaryJson } from './summary-decode.js';
 
 /** metrics-server's --metric-resolution default. */
 export const SCRAPE_INTERVAL_MS = 15_000;
-/** metrics-server's per-node timeout: 90 % of the resolution, so a round ends before the next. */
-const SCRAPE_TIMEOUT_MS = SCRAPE_INTERVAL_MS * 0.9;
+/** metrics-server's per-node timeout, as a share of the resolution: a round ends before the next. */
+const SCRAPE_TIMEOUT_SHARE = 0.9;
 
 export interface ScraperDeps {
   readonly nodes: () => Promise<readonly Node[]>;
@@ -26,6 +27,7 @@ export interface ScraperDeps {
   readonly credentials: () => Promise<KubeletClientCredentials>;
   readonly dial?: KubeletRequest['dial'];
   readonly storage: MetricsStorage;
+  /** The resolution (SCRAPE_INTERVAL_MS by default). */
   readonly intervalMs?: number;
   readonly log?: (line: string) => void;
 }
@@ -48,6 +50,7 @@ export async function scrapeNode(
   node: Node,
   credentials: KubeletClientCredentials,
   dial: KubeletRequest['dial'],
+  timeoutMs = SCRAPE_INTERVAL_MS * SCRAPE_TIMEOUT_SHARE,
 ): Promise<NodeScrape> {
   const name = node.metadata?.name ?? '';
   const { host, port } = kubeletAddress(node);
@@ -57,7 +60,7 @@ export async function scrapeNode(
   const closing = {
     once: (_: 'close', listener: () => void) => abort.signal.addEventListener('abort', listener),
   };
-  const timer = setTimeout(() => abort.abort(), SCRAPE_TIMEOUT_MS);
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
   try {
     const response = await sendToKubelet(
       { url, method: 'GET', headers: { accept: 'application/json' }, credentials, dial, signal: closing },
@@ -87,7 +90,11 @@ export class MetricsScraper {
 
   private readonly simulated = new SimulatedUsage();
 
-  constructor(private readonly deps: ScraperDeps) {}
+  private readonly intervalMs: number;
+
+  constructor(private readonly deps: ScraperDeps) {
+    this.intervalMs = deps.intervalMs ?? SCRAPE_INTERVAL_MS;
+  }
 
   start(): void {
     if (this.timer) return;
@@ -99,7 +106,7 @@ export class MetricsScraper {
       });
     };
     tick();
-    this.timer = setInterval(tick, this.deps.intervalMs ?? SCRAPE_INTERVAL_MS);
+    this.timer = setInterval(tick, this.intervalMs);
     this.timer.unref();
   }
 
@@ -129,7 +136,9 @@ export class MetricsScraper {
       if (real.length > 0) {
         const credentials = await this.deps.credentials();
         const results = await Promise.allSettled(
-          real.map((node) => scrapeNode(node, credentials, this.deps.dial)),
+          real.map((node) =>
+            scrapeNode(node, credentials, this.deps.dial, this.intervalMs * SCRAPE_TIMEOUT_SHARE),
+          ),
         );
         results.forEach((result, index) => {
           if (result.status === 'fulfilled') round.set(real[index]?.metadata?.name ?? '', result.value);

@@ -4,6 +4,13 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { parseIpv4, parseIpv4Cidr } from '../../api/ipv4.js';
+import {
+  COMPONENT_FLAGS,
+  type ComponentFlag,
+  type ComponentFlagSettings,
+  componentFlagNames,
+  parseComponentFlag,
+} from '../../controlplane/component-flags.js';
 import { ClusterError } from '../errors.js';
 import { fromKindConfig, isKindConfig, KIND_API_VERSION } from './kind-config.js';
 
@@ -52,6 +59,8 @@ export interface ClusterConfig {
   warnings?: string[];
   /** Where the state lives (`--datastore-endpoint` wins). */
   datastore?: { endpoint: string };
+  /** `controllerManager.extraArgs` and `metricsServer.extraArgs`, in milliseconds (absent when none). */
+  componentFlags?: ComponentFlagSettings;
 }
 
 export const DEFAULT_NETWORKING: NetworkingConfig = {
@@ -253,11 +262,51 @@ function registryOf(value: unknown, problems: Problems): RegistryConfig | undefi
   };
 }
 
+/**
+ * `controllerManager` or `metricsServer`: `extraArgs`, a map of upstream flag names to values, as
+ * kubeadm's ClusterConfiguration takes them; only the flags in COMPONENT_FLAGS.
+ */
+function extraArgsOf(
+  value: unknown,
+  component: ComponentFlag['component'],
+  settings: Partial<Record<keyof ComponentFlagSettings, number>>,
+  problems: Problems,
+): void {
+  if (value === undefined) return;
+  if (!isObject(value)) {
+    problems.add(component, 'must be an object');
+    return;
+  }
+  checkKeys(value, ['extraArgs'], component, problems);
+  const args = value.extraArgs ?? {};
+  const path = `${component}.extraArgs`;
+  if (!isObject(args)) {
+    problems.add(path, 'must be a map of flag names to values');
+    return;
+  }
+  const supported = componentFlagNames(component);
+  for (const [name, text] of Object.entries(args)) {
+    const flag = COMPONENT_FLAGS[name];
+    if (flag?.component !== component) {
+      problems.add(`${path}.${name}`, `not a supported flag; supported: ${supported.join(', ')}`);
+      continue;
+    }
+    if (typeof text !== 'string') {
+      problems.add(`${path}.${name}`, 'must be a string, e.g. "15s"');
+      continue;
+    }
+    const parsed = parseComponentFlag(flag, text);
+    if ('error' in parsed) problems.add(`${path}.${name}`, parsed.error);
+    else settings[flag.setting] = parsed.ms;
+  }
+}
+
 /** Validates a parsed document; throws one ClusterError listing every problem. */
 export function clusterConfigFrom(given: unknown, source: string): ClusterConfig {
   const problems = new Problems();
   const kind = isKindConfig(given) ? fromKindConfig(given as Json) : undefined;
   const document = kind ? kind.document : given;
+  for (const { path, message } of kind?.problems ?? []) problems.add(path, message);
   if (!isObject(document))
     throw new ClusterError(
       `${source}: not a ${CONFIG_KIND} object`,
@@ -265,7 +314,17 @@ export function clusterConfigFrom(given: unknown, source: string): ClusterConfig
     );
   checkKeys(
     document,
-    ['apiVersion', 'kind', 'name', 'nodes', 'networking', 'registry', 'datastore'],
+    [
+      'apiVersion',
+      'kind',
+      'name',
+      'nodes',
+      'networking',
+      'registry',
+      'datastore',
+      'controllerManager',
+      'metricsServer',
+    ],
     '',
     problems,
   );
@@ -316,6 +375,9 @@ export function clusterConfigFrom(given: unknown, source: string): ClusterConfig
       else datastore = { endpoint: document.datastore.endpoint };
     }
   }
+  const componentFlags: Partial<Record<keyof ComponentFlagSettings, number>> = {};
+  extraArgsOf(document.controllerManager, 'controllerManager', componentFlags, problems);
+  extraArgsOf(document.metricsServer, 'metricsServer', componentFlags, problems);
   if (problems.list.length > 0) {
     throw new ClusterError(
       `invalid cluster config ${source}: ${problems.list.join('; ')}`,
@@ -329,6 +391,7 @@ export function clusterConfigFrom(given: unknown, source: string): ClusterConfig
     ...(registry && { registry }),
     ...(kind && kind.warnings.length > 0 && { warnings: kind.warnings }),
     ...(datastore && { datastore }),
+    ...(Object.keys(componentFlags).length > 0 && { componentFlags }),
   };
 }
 

@@ -1,5 +1,5 @@
 // The HorizontalPodAutoscaler controller (pkg/controller/podautoscaler/horizontal.go): every
-// sync period (15 s, --horizontal-pod-autoscaler-sync-period) each HPA reads its target's Scale,
+// sync period (15 s, --horizontal-pod-autoscaler-sync-period; the cluster's settings) each HPA reads its target's Scale,
 // proposes a replica count per metric from the resource metrics API, normalizes the highest one
 // (stabilization, min/max, behavior policies), writes the Scale when it changes, and records
 // status, conditions and events with upstream's texts.
@@ -520,5 +520,9 @@ export function milliQuantity(milli: number): string {
 
 export const horizontalPodAutoscalerController: ControllerDescriptor = {
   name: 'horizontal-pod-autoscaler-controller',
-  create: (context) => new HorizontalController(context).controller,
+  create: (context) =>
+    new HorizontalController(context, {
+      syncPeriodMs: context.settings.horizontalPodAutoscalerSyncPeriodMs,
+      downscaleStabilizationMs: context.settings.horizontalPodAutoscalerDownscaleStabilizationMs,
+    }).controller,
 };

@@ -2,6 +2,7 @@
 // its resourceMetricsClient): the PodMetrics of `metrics.k8s.io/v1beta1` listed by label
 // selector, summed per pod (or read for one container) as milli-units. Behind an interface so
 // tests can feed readings the metrics server would give.
+import { parseGoDurationMs } from '../../api/go-duration.js';
 import { Quantity } from '../../api/quantity.js';
 import type { ObjectMeta } from '../../api/types/meta-v1.generated.js';
 import type { Client, ResourceRef } from '../../client/types.js';
@@ -92,7 +93,8 @@ export function resourceMetricsOf(
     const name = item.metadata?.name ?? '';
     const reading = {
       timestamp: new Date(item.timestamp ?? GO_ZERO_TIME),
-      windowMs: goDurationMs(item.window ?? ''),
+      // Unreadable is 0, as a zero metav1.Duration.
+      windowMs: parseGoDurationMs(item.window ?? '') ?? 0,
     };
     const containers = item.containers ?? [];
     if (container !== '') {
@@ -125,29 +127,6 @@ export function resourceMetricsOf(
 
 function milli(value: string | number): number {
   return Number(Quantity.fromJson(value).milliValue());
-}
-
-const DURATION_UNITS: Readonly<Record<string, number>> = {
-  h: 3_600_000,
-  m: 60_000,
-  s: 1000,
-  ms: 1,
-  us: 0.001,
-  µs: 0.001,
-  ns: 0.000001,
-};
-
-/** A Go duration (`1m30s`, `15s`, `500ms`) in milliseconds; 0 when unreadable. */
-export function goDurationMs(text: string): number {
-  let total = 0;
-  let rest = text;
-  while (rest.length > 0) {
-    const match = /^([0-9]+(?:\.[0-9]*)?)(h|ms|us|µs|ns|m|s)/.exec(rest);
-    if (match === null) return 0;
-    total += Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 0);
-    rest = rest.slice(match[0].length);
-  }
-  return total;
 }
 
 function errorText(error: unknown): string {

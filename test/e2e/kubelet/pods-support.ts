@@ -13,6 +13,7 @@ import type { Client, ResourceClient } from '../../../src/client/types.js';
 import { readEngineMessages } from '../../../src/providers/docker/engine-stream.js';
 import { tarStream } from '../../../src/providers/docker/tar.js';
 import { tkube } from '../../support/cli.js';
+import { writeConfigFile } from '../../support/cluster.js';
 import { docker, e2eClusterName, sharedNodeImage } from '../docker/support.js';
 
 export const BUSYBOX = 'tkube-test/busybox:1';
@@ -62,11 +63,15 @@ export interface KubeletCluster {
   down(): Promise<void>;
 }
 
-/** `tkube up <suite> --nodes 2` (or `nodes`), the busybox image loaded; `extraEnv` goes to `tkube up`. */
+/**
+ * `tkube up <suite> --nodes 2` (or `nodes`), the busybox image loaded; `extraEnv` goes to `tkube up`,
+ * and `config`, a cluster config file's text, to its `--config` (its nodes as many as `nodes`).
+ */
 export async function startKubeletCluster(
   suite: string,
   nodes = 2,
   extraEnv: Record<string, string> = {},
+  config?: string,
 ): Promise<KubeletCluster> {
   const name = e2eClusterName(suite);
   const dir = mkdtempSync(join(tmpdir(), `tkube-e2e-${suite}-`));
@@ -79,7 +84,8 @@ export async function startKubeletCluster(
     ...extraEnv,
   };
   await Promise.all([sharedNodeImage(), buildBusyboxImage()]);
-  const up = await tkube(['up', name, '--nodes', String(nodes)], env);
+  const configArgs = config === undefined ? [] : ['--config', writeConfigFile(dir, config)];
+  const up = await tkube(['up', name, '--nodes', String(nodes), ...configArgs], env);
   if (up.exitCode !== 0) throw new Error(`tkube up failed: ${up.stderr}`);
   const load = await tkube(['load', 'image', BUSYBOX, '--name', name], env);
   if (load.exitCode !== 0) throw new Error(`tkube load image failed: ${load.stderr}`);

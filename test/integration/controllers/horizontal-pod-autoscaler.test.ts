@@ -3,7 +3,9 @@
 // does so before reading any metric), then scale on CPU utilization. A simulated node reports
 // each container using its requests, so the pods run at 100 % of a 50 % target: the HPA doubles
 // the Deployment until maxReplicas holds it (ScalingLimited, TooManyReplicas), and `kubectl get
-// hpa` shows `cpu: 100%/50%`. Missing metrics are covered by the controller's own test.
+// hpa` shows `cpu: 100%/50%`. Missing metrics are covered by the controller's own test. The
+// cluster config shortens the sync period to 5 s and the metrics' resolution to 10 s (metrics-
+// server's minimum), so each step takes seconds rather than upstream's 15 s periods.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HorizontalPodAutoscaler } from '../../../src/api/types/autoscaling-v2.generated.js';
 import type { Event } from '../../../src/api/types/core-v1.generated.js';
@@ -13,7 +15,19 @@ import { eventsAbout } from '../../support/events.js';
 
 let cluster: TestCluster;
 beforeAll(async () => {
-  cluster = await startTestCluster('hp-autoscaling', { fakeNodes: 1 });
+  cluster = await startTestCluster('hp-autoscaling', {
+    fakeNodes: 1,
+    config: `apiVersion: tkube.dev/v1alpha1
+kind: Cluster
+nodes: []
+controllerManager:
+  extraArgs:
+    horizontal-pod-autoscaler-sync-period: 5s
+metricsServer:
+  extraArgs:
+    metric-resolution: 10s
+`,
+  });
 }, 120_000);
 afterAll(async () => {
   await cluster?.down();
@@ -25,8 +39,8 @@ async function ok(args: string[]): Promise<string> {
   return result.stdout;
 }
 
-/** Two sync periods (15 s each) and some slack. */
-const until = <T>(check: () => Promise<T | undefined>): Promise<T> => eventually(check, 60_000, 500);
+/** Two sync periods (5 s each) and some slack. */
+const until = <T>(check: () => Promise<T | undefined>): Promise<T> => eventually(check, 30_000, 500);
 
 const hpa = async (name: string): Promise<HorizontalPodAutoscaler> =>
   JSON.parse(await ok(['get', 'hpa.v2.autoscaling', name, '-o', 'json'])) as HorizontalPodAutoscaler;
@@ -55,7 +69,7 @@ describe('HorizontalPodAutoscaler on simulated usage', () => {
       (await until(async () => ((await rescales('small')).length > 0 ? rescales('small') : undefined)))[0],
     ).toBe('New size: 2; reason: Current number of replicas below Spec.MinReplicas');
 
-    // Two scrapes (15 s apart) give each new pod its usage; each sync then doubles what runs.
+    // Two scrapes (10 s apart) give each new pod its usage; each sync (every 5 s) then doubles what runs.
     const limited = await eventually(
       async () => {
         const object = await hpa('small');
@@ -63,7 +77,7 @@ describe('HorizontalPodAutoscaler on simulated usage', () => {
         const atMax = conditions.some((c) => c.type === 'ScalingLimited' && c.reason === 'TooManyReplicas');
         return object.status?.currentReplicas === 5 && atMax ? object : undefined;
       },
-      240_000,
+      120_000,
       1_000,
     );
     expect(await replicas('small')).toBe(5);
@@ -87,5 +101,5 @@ describe('HorizontalPodAutoscaler on simulated usage', () => {
     const table = await ok(['get', 'hpa', 'small']);
     expect(table).toMatch(/^NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE/);
     expect(table).toMatch(/small\s+Deployment\/small\s+cpu: 100%\/50%\s+2\s+5\s+5\s/);
-  }, 300_000);
+  }, 180_000);
 });

@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clusterConfigFrom, readClusterConfig } from '../../../src/cluster/config/cluster-config.js';
+import { componentFlagNames } from '../../../src/controlplane/component-flags.js';
 import { repoRoot } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 
@@ -105,12 +106,85 @@ networking:
     );
   });
 
+  it("reads controllerManager's and metricsServer's extraArgs as milliseconds", () => {
+    const flags = (extra: Record<string, unknown>) =>
+      clusterConfigFrom({ apiVersion: 'tkube.dev/v1alpha1', kind: 'Cluster', ...extra }, 'c.yaml')
+        .componentFlags;
+    expect(flags({})).toBeUndefined();
+    expect(flags({ controllerManager: {}, metricsServer: { extraArgs: {} } })).toBeUndefined();
+    expect(
+      flags({
+        controllerManager: {
+          extraArgs: {
+            'horizontal-pod-autoscaler-sync-period': '1m30s',
+            'horizontal-pod-autoscaler-downscale-stabilization': '0s',
+            'node-monitor-grace-period': '20s',
+          },
+        },
+        metricsServer: { extraArgs: { 'metric-resolution': '10s' } },
+      }),
+    ).toEqual({
+      horizontalPodAutoscalerSyncPeriodMs: 90_000,
+      horizontalPodAutoscalerDownscaleStabilizationMs: 0,
+      nodeMonitorGracePeriodMs: 20_000,
+      metricResolutionMs: 10_000,
+    });
+    expect(
+      flags({ controllerManager: { extraArgs: { 'horizontal-pod-autoscaler-sync-period': '500ms' } } }),
+    ).toEqual({ horizontalPodAutoscalerSyncPeriodMs: 500 });
+  });
+
+  it("refuses other flags, bad durations and values below each flag's minimum, naming the path", () => {
+    const attempt = (extra: Record<string, unknown>) => () =>
+      clusterConfigFrom({ apiVersion: 'tkube.dev/v1alpha1', kind: 'Cluster', ...extra }, 'c.yaml');
+    expect(
+      attempt({
+        controllerManager: {
+          extraArgs: {
+            'node-monitor-period': '5s',
+            'metric-resolution': '10s',
+            'horizontal-pod-autoscaler-sync-period': '0s',
+            'horizontal-pod-autoscaler-downscale-stabilization': '-1s',
+            'node-monitor-grace-period': '0s',
+          },
+          extraVolumes: [],
+        },
+        metricsServer: { extraArgs: { 'metric-resolution': '5s', 'kubelet-insecure-tls': 'true' } },
+      }),
+    ).toThrow(
+      [
+        'invalid cluster config c.yaml: controllerManager.extraVolumes: unknown field',
+        'controllerManager.extraArgs.node-monitor-period: not a supported flag; supported: horizontal-pod-autoscaler-sync-period, horizontal-pod-autoscaler-downscale-stabilization, node-monitor-grace-period',
+        'controllerManager.extraArgs.metric-resolution: not a supported flag; supported: horizontal-pod-autoscaler-sync-period, horizontal-pod-autoscaler-downscale-stabilization, node-monitor-grace-period',
+        'controllerManager.extraArgs.horizontal-pod-autoscaler-sync-period: must be more than 0s',
+        'controllerManager.extraArgs.horizontal-pod-autoscaler-downscale-stabilization: must be at least 0s',
+        'controllerManager.extraArgs.node-monitor-grace-period: must be more than 0s',
+        "metricsServer.extraArgs.metric-resolution: must be at least 10s (metrics-server's minimum)",
+        'metricsServer.extraArgs.kubelet-insecure-tls: not a supported flag; supported: metric-resolution',
+      ].join('; '),
+    );
+    expect(
+      attempt({ controllerManager: { extraArgs: { 'horizontal-pod-autoscaler-sync-period': '5' } } }),
+    ).toThrow(
+      'controllerManager.extraArgs.horizontal-pod-autoscaler-sync-period: must be a Go duration such as 5s, 1m30s or 500ms',
+    );
+    expect(attempt({ metricsServer: { extraArgs: { 'metric-resolution': 15 } } })).toThrow(
+      'metricsServer.extraArgs.metric-resolution: must be a string, e.g. "15s"',
+    );
+    expect(attempt({ metricsServer: { extraArgs: ['metric-resolution=15s'] } })).toThrow(
+      'metricsServer.extraArgs: must be a map of flag names to values',
+    );
+    expect(attempt({ controllerManager: 'fast' })).toThrow('controllerManager: must be an object');
+  });
+
   it('publishes a schema with the same fields the validator accepts', () => {
     const schema = JSON.parse(readFileSync(join(repoRoot, 'docs/cluster-config.schema.json'), 'utf8'));
     expect(Object.keys(schema.properties).sort()).toEqual([
       'apiVersion',
+      'controllerManager',
       'datastore',
       'kind',
+      'metricsServer',
       'name',
       'networking',
       'nodes',
@@ -123,6 +197,13 @@ networking:
       'serviceSubnet',
     ]);
     expect(Object.keys(schema.properties.datastore.properties)).toEqual(['endpoint']);
+    // The flags the schema lists are the ones the validator takes.
+    for (const component of ['controllerManager', 'metricsServer'] as const) {
+      expect(Object.keys(schema.properties[component].properties)).toEqual(['extraArgs']);
+      expect(Object.keys(schema.properties[component].properties.extraArgs.properties)).toEqual(
+        componentFlagNames(component),
+      );
+    }
     const node = schema.$defs.node.properties;
     expect(Object.keys(node).sort()).toEqual(['extraMounts', 'extraPortMappings', 'labels', 'role']);
     expect(Object.keys(node.extraPortMappings.items.properties).sort()).toEqual([
@@ -157,6 +238,14 @@ networking:
             },
           ],
           networking: { podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/16', apiServerPort: 1 },
+          controllerManager: {
+            extraArgs: {
+              'horizontal-pod-autoscaler-sync-period': '15s',
+              'horizontal-pod-autoscaler-downscale-stabilization': '5m0s',
+              'node-monitor-grace-period': '50s',
+            },
+          },
+          metricsServer: { extraArgs: { 'metric-resolution': '15s' } },
         },
         'full.yaml',
       ),

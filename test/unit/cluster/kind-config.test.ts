@@ -63,7 +63,6 @@ describe('kind cluster config', () => {
       warnings: [
         'featureGates: not honoured: tkube serves Kubernetes 1.33 with its default feature gates',
         'runtimeConfig: not honoured: tkube serves its built-in API versions',
-        'kubeadmConfigPatches: not honoured: tkube runs no kubeadm',
         'kubeadmConfigPatchesJSON6902: not honoured: tkube runs no kubeadm',
         "containerdConfigPatches: not honoured: tkube's nodes use their own containerd config",
         "containerdConfigPatchesJSON6902: not honoured: tkube's nodes use their own containerd config",
@@ -108,6 +107,109 @@ describe('kind cluster config', () => {
     expect(config.nodes).toEqual([
       { role: 'control-plane', labels: {}, extraPortMappings: [], extraMounts: [] },
     ]);
+  });
+
+  it("carries over a ClusterConfiguration patch's controller-manager flags in kubeadm v1beta3's map form", () => {
+    const config = clusterConfigFrom(
+      parse(`
+kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+kubeadmConfigPatches:
+  - |
+    kind: ClusterConfiguration
+    apiVersion: kubeadm.k8s.io/v1beta3
+    controllerManager:
+      extraArgs:
+        horizontal-pod-autoscaler-sync-period: 5s
+        horizontal-pod-autoscaler-downscale-stabilization: 30s
+        node-monitor-grace-period: 20s
+`),
+      'kind.yaml',
+    );
+    expect(config.componentFlags).toEqual({
+      horizontalPodAutoscalerSyncPeriodMs: 5000,
+      horizontalPodAutoscalerDownscaleStabilizationMs: 30_000,
+      nodeMonitorGracePeriodMs: 20_000,
+    });
+    expect(config.warnings).toBeUndefined();
+  });
+
+  it("carries over v1beta4's list form, later values winning, and warns for every other part", () => {
+    const config = clusterConfigFrom(
+      parse(`
+kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+kubeadmConfigPatches:
+  - |
+    kind: ClusterConfiguration
+    apiVersion: kubeadm.k8s.io/v1beta4
+    apiServer:
+      extraArgs:
+        - {name: enable-admission-plugins, value: NodeRestriction}
+    controllerManager:
+      extraArgs:
+        - {name: horizontal-pod-autoscaler-sync-period, value: 10s}
+        - {name: node-monitor-period, value: 2s}
+        - {name: node-monitor-grace-period, value: 25s}
+        - {name: horizontal-pod-autoscaler-sync-period, value: 3s}
+      extraVolumes: []
+  - |
+    kind: KubeletConfiguration
+    maxPods: 200
+    ---
+    kind: InitConfiguration
+    nodeRegistration: {}
+  - "# nothing but a comment"
+nodes:
+  - role: control-plane
+    kubeadmConfigPatches:
+      - |
+        kind: ClusterConfiguration
+        controllerManager:
+          extraArgs:
+            horizontal-pod-autoscaler-sync-period: 1s
+`),
+      'kind.yaml',
+    );
+    expect(config.componentFlags).toEqual({
+      horizontalPodAutoscalerSyncPeriodMs: 3000,
+      nodeMonitorGracePeriodMs: 25_000,
+    });
+    expect(config.warnings).toEqual([
+      'kubeadmConfigPatches[0].apiServer: not honoured: tkube runs no kubeadm',
+      "kubeadmConfigPatches[0].controllerManager.extraArgs.node-monitor-period: not honoured: tkube's controller manager takes only horizontal-pod-autoscaler-sync-period, horizontal-pod-autoscaler-downscale-stabilization, node-monitor-grace-period",
+      'kubeadmConfigPatches[0].controllerManager.extraVolumes: not honoured: tkube runs no kubeadm',
+      'kubeadmConfigPatches[1][0]: not honoured: tkube runs no kubeadm and has no KubeletConfiguration',
+      'kubeadmConfigPatches[1][1]: not honoured: tkube runs no kubeadm and has no InitConfiguration',
+      'nodes[0].kubeadmConfigPatches: not honoured: tkube runs no kubeadm',
+    ]);
+  });
+
+  it("reports a patch's bad values at kind's paths, and tkube's own sections as unknown", () => {
+    const attempt = () =>
+      clusterConfigFrom(
+        {
+          kind: 'Cluster',
+          apiVersion: 'kind.x-k8s.io/v1alpha4',
+          metricsServer: { extraArgs: { 'metric-resolution': '10s' } },
+          kubeadmConfigPatches: [
+            'kind: ClusterConfiguration\ncontrollerManager:\n  extraArgs:\n    horizontal-pod-autoscaler-sync-period: 0s\n',
+            'kind: ClusterConfiguration\ncontrollerManager:\n  extraArgs: [{value: 5s}]\n',
+            'kind: [',
+            { kind: 'ClusterConfiguration' },
+          ],
+        },
+        'kind.yaml',
+      );
+    expect(attempt).toThrow(
+      [
+        'invalid cluster config kind.yaml: metricsServer: unknown field',
+        'kubeadmConfigPatches[0].controllerManager.extraArgs.horizontal-pod-autoscaler-sync-period: must be more than 0s',
+        'kubeadmConfigPatches[1].controllerManager.extraArgs[0]: must be {name, value}',
+        'kubeadmConfigPatches[2]: not YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 8',
+        'kubeadmConfigPatches[3]: must be a YAML string',
+      ].join('; '),
+    );
   });
 
   it('reports unknown fields and bad values with their paths', () => {

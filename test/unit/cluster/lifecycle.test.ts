@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { parse } from 'yaml';
+import { clusterConfigFrom } from '../../../src/cluster/config/cluster-config.js';
 import { isProcessAlive } from '../../../src/cluster/controlplane-process.js';
 import { down, downAll } from '../../../src/cluster/down.js';
 import { ClusterError } from '../../../src/cluster/errors.js';
@@ -14,6 +16,7 @@ import { clusterPaths, type Environment } from '../../../src/cluster/state.js';
 import { clusterStatus, listClusters } from '../../../src/cluster/status.js';
 import { stop } from '../../../src/cluster/stop.js';
 import { type UpOptions, up } from '../../../src/cluster/up.js';
+import { parseCommandLine } from '../../../src/controlplane/run.js';
 
 const fakeControlPlane = fileURLToPath(new URL('./fixtures/fake-controlplane.ts', import.meta.url));
 
@@ -226,6 +229,52 @@ describe('cluster lifecycle', () => {
     });
     await start('dev', { env, progress: 'silent', controlPlaneCommand: fakeCommand('ok') });
     expect(await clusterStatus('dev', { env })).toMatchObject({ state: 'Running' });
+  });
+
+  it("passes the config's controller-manager and metrics-server flags to the control plane, again on start from the record", async () => {
+    const { env } = sandbox();
+    const config = clusterConfigFrom(
+      parse(`
+apiVersion: tkube.dev/v1alpha1
+kind: Cluster
+nodes: []
+controllerManager:
+  extraArgs:
+    horizontal-pod-autoscaler-sync-period: 5s
+    horizontal-pod-autoscaler-downscale-stabilization: 1m30s
+    node-monitor-grace-period: 20s
+metricsServer:
+  extraArgs:
+    metric-resolution: 10s
+`),
+      'c.yaml',
+    );
+    const { record } = await upWith('ok', { name: 'dev', env, config });
+    const paths = clusterPaths('dev', env);
+    const expected = {
+      horizontalPodAutoscalerSyncPeriodMs: 5000,
+      horizontalPodAutoscalerDownscaleStabilizationMs: 90_000,
+      nodeMonitorGracePeriodMs: 20_000,
+      metricResolutionMs: 10_000,
+    };
+    expect(record.componentFlags).toEqual(expected);
+    expect(JSON.parse(readFileSync(paths.recordFile, 'utf8')).componentFlags).toEqual(expected);
+    await stop('dev', { env, progress: 'silent' });
+    await start('dev', { env, progress: 'silent', controlPlaneCommand: fakeCommand('ok') });
+
+    // Each start's command line, as the control plane logged it.
+    const starts = [...readFileSync(paths.controlPlaneLog, 'utf8').matchAll(/^arguments: (.*)$/gm)].map(
+      (match) => JSON.parse(match[1]!) as string[],
+    );
+    expect(starts).toHaveLength(2);
+    for (const argv of starts) {
+      const flags = argv.slice(argv.indexOf('--state-dir'));
+      expect(flags.join(' ')).toContain(
+        '--horizontal-pod-autoscaler-sync-period 5s --horizontal-pod-autoscaler-downscale-stabilization 1m30s --node-monitor-grace-period 20s --metric-resolution 10s',
+      );
+      // The real control plane reads them back into the same settings.
+      expect(parseCommandLine(flags, {}).componentFlags).toEqual(expected);
+    }
   });
 
   it('stops again what a failed start started', async () => {

@@ -1,7 +1,8 @@
 // The metrics scraper against a real HTTPS "kubelet": client certificate required, the Summary
-// decoded into the storage, NotReady nodes left out, an unreachable node skipped with a log line.
+// decoded into the storage, NotReady nodes left out, an unreachable node skipped with a log line;
+// rounds every resolution period, a silent node given up on within 90 % of it.
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node } from '../../../src/api/types/core-v1.generated.js';
 import type { KubeletClientCredentials } from '../../../src/apiserver/handlers/kubelet-connection.js';
@@ -101,5 +102,37 @@ describe('MetricsScraper', () => {
     expect(storage.podUsage('default', 'busy')?.get('burn')?.memoryBytes).toBe(4096);
     expect(log).toHaveLength(2);
     expect(log[0]).toMatch(/^metrics-server: Failed to scrape node "down": dial tcp 127\.0\.0\.1:1: /);
+  });
+
+  it('scrapes every resolution period and gives up on a silent node within 90 % of it', async () => {
+    // Accepts connections and never answers, not even the TLS handshake.
+    const sockets: Socket[] = [];
+    const silent = createTcpServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const log: string[] = [];
+    let rounds = 0;
+    const scraper = new MetricsScraper({
+      nodes: async () => {
+        rounds += 1;
+        return [node('silent', (silent.address() as AddressInfo).port)];
+      },
+      credentials: async () => credentials,
+      storage: new MetricsStorage(),
+      intervalMs: 200,
+      log: (line) => log.push(line),
+    });
+    const started = Date.now();
+    scraper.start();
+    try {
+      await expect.poll(() => log.length, { timeout: 2000, interval: 20 }).toBeGreaterThan(0);
+      // 180 ms, not the 13.5 s of the default resolution.
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(log[0]).toMatch(/^metrics-server: Failed to scrape node "silent": /);
+      await expect.poll(() => rounds, { timeout: 2000, interval: 20 }).toBeGreaterThanOrEqual(3);
+    } finally {
+      scraper.stop();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 });
