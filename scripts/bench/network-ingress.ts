@@ -2,9 +2,10 @@
 // (the ingress service's LoadBalancer address, an agent's proxy, then the service's ClusterIP)
 // against the same service reached straight through its ClusterIP, alternating rounds, a new
 // connection per request both ways (goal: the ingress ≥ 70 % of direct), with the nodes' CPU per
-// request. Beside them, the floor of any proxy on that path: a trivial Node.js TCP pass-through
-// (accept, connect to the ClusterIP, pipe both ways) in a hostNetwork pod on the last node, reached
-// at that node's address as the ingress address is. With `proxyBuilds` (network-ingress-run.ts's
+// request. Beside them, the last node's agent at its node's address (the ingress without the
+// LoadBalancer address's DNAT), and the floor of any proxy on that path: a trivial Node.js TCP
+// pass-through (accept, connect to the ClusterIP, pipe both ways) in a hostNetwork pod on the last
+// node, reached at that node's address as the ingress address is. With `proxyBuilds` (network-ingress-run.ts's
 // INGRESS_BENCH_BASELINE), builds of the ingress proxy itself run the same way as hostNetwork
 // pods, so two builds are compared on one path under the same load (A/B in alternating rounds).
 // Called from network.ts on its cluster; `runIngressBench` needs only a service listening on

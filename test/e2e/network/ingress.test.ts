@@ -4,8 +4,10 @@
 // ALPN), a WebSocket handshake and messages through the ingress, and bad input: a missing
 // service (503 and a Warning event), a broken TLS Secret (the default certificate and an event),
 // an overlapping rule (the older Ingress keeps it, the newer gets an event); a user
-// LoadBalancer address left to its service (the ingress listens on the node's address only).
+// LoadBalancer address left to its service (the ingress listens on the node's address only); the
+// host's own address seen by the backend as X-Real-IP (no source NAT on the way in).
 import { createHash, randomBytes } from 'node:crypto';
+import dgram from 'node:dgram';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -24,10 +26,10 @@ const NODE_IMAGE = 'tkube-test/ig-node:1';
 let cluster: NetworkCluster;
 let address = '';
 
-/** A WebSocket echo server answering the handshake and echoing bytes upper-cased. */
+/** A WebSocket echo server answering the handshake and echoing bytes upper-cased; `/client` answers the X-Real-IP it got. */
 const WS_SERVER = `
 const http = require('node:http'), crypto = require('node:crypto');
-const server = http.createServer((q, s) => s.end('ws'));
+const server = http.createServer((q, s) => s.end(q.url === '/client' ? String(q.headers['x-real-ip']) : 'ws'));
 server.on('upgrade', (q, socket) => {
   const accept = crypto.createHash('sha1').update(q.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11').digest('base64');
   socket.write('HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\nSec-WebSocket-Accept: ' + accept + '\\r\\n\\r\\n');
@@ -205,6 +207,15 @@ describe('ingress from the host', () => {
     const node = [...cluster.nodeIPs.values()][1]!;
     expect(await curl('http://one.test/b/', 'one.test', node)).toBe('web-b 200 1.1');
     expect(await curl('http://unknown.test/', 'unknown.test', address)).toMatch(/ 404 1\.1$/);
+  });
+
+  it("passes the host's own address on as the client's (externalTrafficPolicy Local: no source NAT)", async () => {
+    // The address this host sends from towards the LoadBalancer address.
+    const probe = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => probe.connect(80, address, resolve));
+    const hostAddress = probe.address().address;
+    probe.close();
+    expect(await curl('http://ws.test/client', 'ws.test', address)).toBe(`${hostAddress} 200 1.1`);
   });
 
   it("serves a TLS host with its Secret's certificate, over HTTP/2", async () => {
