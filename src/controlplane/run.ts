@@ -52,7 +52,8 @@ export async function runControlPlane(
   options: RunOptions = {},
 ): Promise<void> {
   const started = Date.now();
-  const flags = args.componentFlags ?? {};
+  // The controller-manager flags are named as the settings they set (component-flags' test holds them so).
+  const { metricResolutionMs, ...controllerFlags } = args.componentFlags ?? {};
   const running = await startControlPlane({
     stateDir: args.stateDir,
     apiPort: args.apiPort,
@@ -61,18 +62,9 @@ export async function runControlPlane(
     controllerSettings: {
       ...(args.clusterCidr && { clusterCidr: args.clusterCidr }),
       ...(args.loadBalancerIpRange && { loadBalancerIpRange: args.loadBalancerIpRange }),
-      ...(flags.horizontalPodAutoscalerSyncPeriodMs !== undefined && {
-        horizontalPodAutoscalerSyncPeriodMs: flags.horizontalPodAutoscalerSyncPeriodMs,
-      }),
-      ...(flags.horizontalPodAutoscalerDownscaleStabilizationMs !== undefined && {
-        horizontalPodAutoscalerDownscaleStabilizationMs:
-          flags.horizontalPodAutoscalerDownscaleStabilizationMs,
-      }),
-      ...(flags.nodeMonitorGracePeriodMs !== undefined && {
-        nodeMonitorGracePeriodMs: flags.nodeMonitorGracePeriodMs,
-      }),
+      ...controllerFlags,
     },
-    ...(flags.metricResolutionMs !== undefined && { metricResolutionMs: flags.metricResolutionMs }),
+    ...(metricResolutionMs !== undefined && { metricResolutionMs }),
     componentThreadEntries: options.componentThreadEntries,
     componentThreadLayout: options.componentThreadLayout,
     datastore: args.datastore,
