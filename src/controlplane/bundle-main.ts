@@ -3,12 +3,9 @@
 import { fileURLToPath } from 'node:url';
 import { runWithCodeCache } from '../api/code-cache-loader.js';
 import { clearThreadSemiSpaceFlag } from '../api/worker-threads.js';
-import { beginServiceAccountKey } from './early-service-account-key.js';
 
 // The flag the component threads clear when they start is cleared first: a cache made under
 // other flags than the next start's is rejected by V8 (every start compiled the bundle anew).
 clearThreadSemiSpaceFlag();
-// On the thread pool while the bundle loads (see early-service-account-key.ts).
-beginServiceAccountKey(process.argv.slice(2));
 const bundle = fileURLToPath(new URL('./controlplane.cjs', import.meta.url));
 runWithCodeCache(bundle, `${bundle}.cache`);

@@ -33,7 +33,6 @@ import {
 } from './component-thread.js';
 import { COMPONENT_NAMES, startComponents } from './components.js';
 import { waitForDefaultServiceAccounts } from './default-service-accounts.js';
-import { takeEarlyServiceAccountKey } from './early-service-account-key.js';
 import { advertiseAddress, KubernetesEndpointsReconciler } from './kubernetes-endpoints.js';
 import type { LeaderElectionSettings } from './leader-elected.js';
 import {
@@ -105,7 +104,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   // Owner-only even when it existed before: it holds the keys, the database and the loopback socket.
   chmodSync(options.stateDir, 0o700);
   const pkiDir = join(options.stateDir, 'pki');
-  const pki = await ensureClusterPki(pkiDir, { serviceAccountKeys: takeEarlyServiceAccountKey(pkiDir) });
+  const pki = await ensureClusterPki(pkiDir);
   // Many fake nodes need smaller pod CIDRs for each to get one.
   const settings = clusterSettingsForNodes(options.fakeNodes?.count ?? 0, {
     ...DEFAULT_CLUSTER_SETTINGS,

@@ -1,5 +1,6 @@
 import { createHash, createPublicKey, type KeyObject, randomBytes, sign } from 'node:crypto';
 import forge from 'node-forge';
+import { describeKeyType } from './keys.js';
 
 /**
  * Builds X.509 certificates with forge and signs them natively: forge's pure-JS RSA signing costs
@@ -50,11 +51,7 @@ export function assertSigningKey(privateKey: KeyObject): void {
   if (privateKey.asymmetricKeyType === 'ec' && privateKey.asymmetricKeyDetails?.namedCurve === 'prime256v1') {
     return;
   }
-  const kind =
-    privateKey.asymmetricKeyType === 'ec'
-      ? `ECDSA on ${privateKey.asymmetricKeyDetails?.namedCurve ?? 'an unknown curve'}`
-      : (privateKey.asymmetricKeyType ?? 'an unknown key type');
-  throw new Error(`a CA key must be RSA or ECDSA on P-256, found ${kind}`);
+  throw new Error(`a CA key must be RSA or ECDSA on P-256, found ${describeKeyType(privateKey)}`);
 }
 
 /** The AlgorithmIdentifier of the signatures this issuer key makes. */

@@ -17,14 +17,11 @@ import { CLUSTER_PKI_FILE_NAMES } from './cluster-pki-file-names.js';
 import { canonicalIpAddress } from './ip-address.js';
 import {
   generateEcdsaKeyPair,
-  generateRsaKeyPair,
   isSamePublicKey,
   type KeyPair,
   parseLeafPrivateKeyPem,
   parsePublicKeyPem,
-  parseRsaPrivateKeyPem,
   publicKeyPemOf,
-  type RsaKeyPair,
 } from './keys.js';
 import {
   ensurePrivateDirectory,
@@ -34,6 +31,7 @@ import {
   readOptionalFile,
   writeFileAtomically,
 } from './pki-files.js';
+import { loadServiceAccountSigningKey } from './service-account-tokens.js';
 
 export const DEFAULT_CA_COMMON_NAME = 'kubernetes';
 export const API_SERVER_COMMON_NAME = 'kube-apiserver';
@@ -72,11 +70,6 @@ export interface ClusterPkiOptions {
   apiServerSans?: SubjectAltNameRequest;
   /** CN of a CA created now; an existing CA keeps its own. */
   caCommonName?: string;
-  /**
-   * The service-account signing key (RSA) made ahead of time, as its generation dominates; used
-   * only when that key is created now.
-   */
-  serviceAccountKeys?: Promise<RsaKeyPair>;
 }
 
 export interface StoredCertificate extends IssuedCertificate {
@@ -136,13 +129,13 @@ export async function ensureClusterPki(dir: string, options: ClusterPkiOptions =
 }
 
 /**
- * ensureClusterPki without the service-account key: `tkube up` leaves that RSA key, the one slow
- * key to make, to the process that first needs it (the control plane, which begins it while its
- * code loads; or the supervisor of several). A key file on disk is neither read nor checked here.
+ * ensureClusterPki without the service-account key: the CLI's commands need only the certificates,
+ * and the key is made, read and checked by the process that signs with it (the control plane, or
+ * the supervisor of several). A key file on disk is neither read nor checked here.
  */
 export async function ensureClusterCertificates(
   dir: string,
-  options: Omit<ClusterPkiOptions, 'serviceAccountKeys'> = {},
+  options: ClusterPkiOptions = {},
 ): Promise<ClusterCertificates> {
   return ensurePki(dir, options, false);
 }
@@ -188,14 +181,14 @@ async function ensurePki(
   const existingSa =
     saKeyPem === undefined ? undefined : loadServiceAccountKey(saKeyPem, saPublicKeyPem, path);
 
-  // The service-account key is RSA (tokens are RS256, what token consumers outside the cluster
-  // expect) and its generation dominates the cost; the CA and the leaf certificates use ECDSA
-  // P-256, made in a millisecond each.
+  // Every key is ECDSA P-256, as kubeadm's encryptionAlgorithm ECDSA-P256 makes them, the
+  // service-account key too (tokens are then ES256): a millisecond each, where one RSA 2048 key
+  // took 200-500 ms of a core on every new cluster's start. Keys made before stay as they are.
   const [caKeys, apiServerKeys, adminKeys, saKeys] = await Promise.all([
     existingCa ? undefined : generateEcdsaKeyPair(),
     existingApiServer ? undefined : generateEcdsaKeyPair(),
     existingAdmin ? undefined : generateEcdsaKeyPair(),
-    existingSa || !withServiceAccountKey ? undefined : (options.serviceAccountKeys ?? generateRsaKeyPair()),
+    existingSa || !withServiceAccountKey ? undefined : generateEcdsaKeyPair(),
   ]);
 
   const writes: Promise<void>[] = [];
@@ -421,7 +414,10 @@ function loadServiceAccountKey(
   publicKeyPem: string | undefined,
   path: (name: 'serviceAccountKey' | 'serviceAccountPublicKey') => string,
 ): { privateKeyPem: string; publicKeyPem: string } {
-  const privateKey = inFile(path('serviceAccountKey'), () => parseRsaPrivateKeyPem(privateKeyPem));
+  const privateKey = inFile(
+    path('serviceAccountKey'),
+    () => loadServiceAccountSigningKey(privateKeyPem).privateKey,
+  );
   if (publicKeyPem === undefined) {
     // The public half can always be derived again; only the private key is irreplaceable.
     return { privateKeyPem, publicKeyPem: publicKeyPemOf(privateKey) };

@@ -1,8 +1,30 @@
 import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { compareGoStrings } from '../api/selectors/go-text.js';
 
-/** The only algorithm tkube signs with, as Kubernetes does for RSA keys. */
-export const RS256 = 'RS256';
+/**
+ * The JWS algorithm Kubernetes' token signer uses for a key: RS256 for RSA, and for ECDSA the one
+ * its curve names (ES256 on P-256, ES384 on P-384, ES512 on P-521). Undefined for other keys.
+ */
+export function jwsAlgorithmOf(key: KeyObject): JwsAlgorithm | undefined {
+  if (key.asymmetricKeyType === 'rsa') return 'RS256';
+  if (key.asymmetricKeyType !== 'ec') return undefined;
+  return ECDSA_ALGORITHMS[key.asymmetricKeyDetails?.namedCurve ?? ''];
+}
+
+export type JwsAlgorithm = 'RS256' | 'ES256' | 'ES384' | 'ES512';
+
+const ECDSA_ALGORITHMS: Readonly<Record<string, JwsAlgorithm>> = {
+  prime256v1: 'ES256',
+  secp384r1: 'ES384',
+  secp521r1: 'ES512',
+};
+
+const DIGESTS: Readonly<Record<JwsAlgorithm, string>> = {
+  RS256: 'sha256',
+  ES256: 'sha256',
+  ES384: 'sha384',
+  ES512: 'sha512',
+};
 
 /** The protected header of a compact JWS, as far as tkube reads it. */
 export interface JwsHeader {
@@ -75,12 +97,20 @@ export function publicKeyOf(source: string | KeyObject): KeyObject {
   return createPublicKey({ key: source, format: 'pem' });
 }
 
-/** Signs `payload` as a compact RS256 JWS with header `{alg, kid}`, keys in Go's order. */
-export function signCompactRs256(payload: unknown, privateKey: KeyObject, keyId: string): string {
-  const header = base64UrlEncode(goJson({ alg: RS256, kid: keyId }, true));
+/**
+ * Signs `payload` as a compact JWS with header `{alg, kid}`, keys in Go's order, the algorithm
+ * the key's type gives (jwsAlgorithmOf). ECDSA signatures are r‖s (RFC 7518 §3.4), not DER.
+ */
+export function signCompactJws(payload: unknown, privateKey: KeyObject, keyId: string): string {
+  const alg = jwsAlgorithmOf(privateKey);
+  if (!alg) throw new Error(`cannot sign a JWS with a ${privateKey.asymmetricKeyType ?? 'unknown'} key`);
+  const header = base64UrlEncode(goJson({ alg, kid: keyId }, true));
   const body = base64UrlEncode(goJson(payload, true));
   const signingInput = `${header}.${body}`;
-  const signature = sign('sha256', Buffer.from(signingInput), privateKey);
+  const signature = sign(DIGESTS[alg], Buffer.from(signingInput), {
+    key: privateKey,
+    dsaEncoding: 'ieee-p1363',
+  });
   return `${signingInput}.${base64UrlEncode(signature)}`;
 }
 
@@ -100,10 +130,16 @@ export function parseCompactJws(token: string): ParsedJws | undefined {
   return { header: header as JwsHeader, payload, signingInput: `${headerPart}.${payloadPart}`, signature };
 }
 
-/** Whether `publicKey` verifies the RS256 signature of a parsed JWS. */
-export function verifyRs256(jws: ParsedJws, publicKey: KeyObject): boolean {
-  if (jws.header.alg !== RS256 || publicKey.asymmetricKeyType !== 'rsa') return false;
-  return verify('sha256', Buffer.from(jws.signingInput), publicKey, jws.signature);
+/** Whether `publicKey` verifies a parsed JWS signed with that key's algorithm (no other is accepted). */
+export function verifyJws(jws: ParsedJws, publicKey: KeyObject): boolean {
+  const alg = jwsAlgorithmOf(publicKey);
+  if (!alg || jws.header.alg !== alg) return false;
+  return verify(
+    DIGESTS[alg],
+    Buffer.from(jws.signingInput),
+    { key: publicKey, dsaEncoding: 'ieee-p1363' },
+    jws.signature,
+  );
 }
 
 function parseJson(bytes: Buffer): unknown {

@@ -10,7 +10,7 @@ export interface KeyPair {
   publicKeyPem: string;
 }
 
-/** An RSA key pair (the service-account signing key, RS256 as Kubernetes signs by default). */
+/** An RSA key pair: the service-account key of a cluster made by an earlier tkube, and tests'. */
 export type RsaKeyPair = KeyPair;
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -74,13 +74,12 @@ export function parsePublicKeyPem(pem: string): KeyObject {
   }
 }
 
-/** Parses a private key and checks that it is RSA, the only kind tkube signs with. */
-export function parseRsaPrivateKeyPem(pem: string): KeyObject {
-  const key = parsePrivateKeyPem(pem);
-  if (key.asymmetricKeyType !== 'rsa') {
-    throw new Error(`expected an RSA private key, found ${key.asymmetricKeyType ?? 'an unknown key type'}`);
+/** A key's type for messages: `rsa`, `ECDSA on secp384r1`, `ed25519` … */
+export function describeKeyType(key: KeyObject): string {
+  if (key.asymmetricKeyType === 'ec') {
+    return `ECDSA on ${key.asymmetricKeyDetails?.namedCurve ?? 'an unknown curve'}`;
   }
-  return key;
+  return key.asymmetricKeyType ?? 'an unknown key type';
 }
 
 /** The SPKI PEM public key of a private key. */

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { goQuote } from '../api/selectors/go-text.js';
-import { keyIdOf, type ParsedJws, parseCompactJws, publicKeyOf, verifyRs256 } from './jws.js';
+import { keyIdOf, type ParsedJws, parseCompactJws, publicKeyOf, verifyJws } from './jws.js';
 import {
   type BoundTokenClaims,
   credentialIdForJti,
@@ -303,7 +303,7 @@ function checkSignature(jws: ParsedJws, sources: readonly VerificationKeySource[
   const keyId = typeof jws.header.kid === 'string' ? jws.header.kid : '';
   const candidates = keyId === '' ? keys : keys.filter((key) => key.keyId === keyId);
   if (candidates.length === 0) return 'invalid signature, no keys found';
-  if (candidates.some((candidate) => verifyRs256(jws, candidate.key))) return undefined;
+  if (candidates.some((candidate) => verifyJws(jws, candidate.key))) return undefined;
   return 'go-jose/go-jose: error in cryptographic primitive';
 }
 

@@ -1,4 +1,4 @@
-import { createPrivateKey, type KeyObject, randomUUID } from 'node:crypto';
+import { type KeyObject, randomUUID } from 'node:crypto';
 import {
   aggregateMessages,
   type FieldError,
@@ -6,7 +6,8 @@ import {
   fieldInvalid,
 } from '../api/selectors/index.js';
 import type { ServiceAccountKeys } from './cluster-pki.js';
-import { keyIdOf, signCompactRs256 } from './jws.js';
+import { jwsAlgorithmOf, keyIdOf, signCompactJws } from './jws.js';
+import { describeKeyType, parsePrivateKeyPem } from './keys.js';
 import {
   type BoundTokenClaims,
   credentialIdForJti,
@@ -128,7 +129,7 @@ export function validateTokenExpirationSeconds(
 
 /**
  * Issues a bound service-account token as TokenRequest does: defaults, validation, the max-lifetime
- * cap and the kubelet extension applied, then the claims signed RS256 with the key ID in the header.
+ * cap and the kubelet extension applied, then the claims signed (RS256 or ES256 by the key) with the key ID in the header.
  * The caller resolves the bound object (and checks a Pod runs as this service account).
  */
 export function issueServiceAccountToken(
@@ -190,7 +191,7 @@ export function issueServiceAccountToken(
   if (audiences.length > 0) claims.aud = [...audiences];
   const signingKey = signingKeyOf(key);
   return {
-    token: signCompactRs256(claims, signingKey.privateKey, signingKey.keyId),
+    token: signCompactJws(claims, signingKey.privateKey, signingKey.keyId),
     expirationTimestamp: rfc3339Seconds(now + granted),
     expirationSeconds: granted,
     audiences: [...audiences],
@@ -217,14 +218,16 @@ export function issueLegacyServiceAccountToken(
     'kubernetes.io/serviceaccount/service-account.uid': request.serviceAccount.uid,
   };
   const signingKey = signingKeyOf(key);
-  return signCompactRs256(claims, signingKey.privateKey, signingKey.keyId);
+  return signCompactJws(claims, signingKey.privateKey, signingKey.keyId);
 }
 
-/** Parses the service-account private key (PKCS#1 or PKCS#8 PEM) and derives its key ID. */
+/** Parses the service-account private key (RSA or ECDSA; PKCS#1, SEC 1 or PKCS#8 PEM) and derives its key ID. */
 export function loadServiceAccountSigningKey(privateKeyPem: string): ServiceAccountSigningKey {
-  const privateKey = createPrivateKey({ key: privateKeyPem, format: 'pem' });
-  if (privateKey.asymmetricKeyType !== 'rsa') {
-    throw new Error(`service-account tokens are signed with RSA keys, found ${privateKey.asymmetricKeyType}`);
+  const privateKey = parsePrivateKeyPem(privateKeyPem);
+  if (!jwsAlgorithmOf(privateKey)) {
+    throw new Error(
+      `service-account tokens are signed with RSA or ECDSA (P-256, P-384, P-521) keys, found ${describeKeyType(privateKey)}`,
+    );
   }
   return { privateKey, keyId: keyIdOf(privateKey) };
 }

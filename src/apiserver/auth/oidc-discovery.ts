@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import { goJson, keyIdOf, publicKeyOf, RS256 } from '../../pki/jws.js';
+import { goJson, jwsAlgorithmOf, keyIdOf, publicKeyOf } from '../../pki/jws.js';
+import { describeKeyType } from '../../pki/keys.js';
 
 // The service-account issuer's OIDC discovery documents, as kube-apiserver serves them (so that
 // relying parties outside the cluster can verify service-account tokens).
@@ -22,15 +23,10 @@ export interface OpenIdConfiguration {
   id_token_signing_alg_values_supported: string[];
 }
 
-/** A public signing key as go-jose writes it, fields in its order. */
-export interface PublicJwk {
-  use: 'sig';
-  kty: 'RSA';
-  kid: string;
-  alg: string;
-  n: string;
-  e: string;
-}
+/** A public signing key as go-jose writes it, fields in its order (use, kty, kid, crv, alg, x, y, n, e). */
+export type PublicJwk =
+  | { use: 'sig'; kty: 'RSA'; kid: string; alg: string; n: string; e: string }
+  | { use: 'sig'; kty: 'EC'; kid: string; crv: string; alg: string; x: string; y: string };
 
 export interface JsonWebKeySet {
   keys: PublicJwk[];
@@ -58,16 +54,21 @@ export class OidcDiscoveryConfigError extends Error {
   override readonly name = 'OidcDiscoveryConfigError';
 }
 
-/** The JWK of one public key: RS256, `use: sig`, the Kubernetes key ID. */
+/** The JWK of one public key: its signing algorithm (RS256, ES256 …), `use: sig`, the Kubernetes key ID. */
 export function publicJwkOf(source: string | KeyObject): PublicJwk {
   const key = publicKeyOf(source);
-  if (key.asymmetricKeyType !== 'rsa') {
+  const alg = jwsAlgorithmOf(key);
+  if (!alg) {
     throw new OidcDiscoveryConfigError(
-      `unsupported service-account key type ${key.asymmetricKeyType ?? 'unknown'}: tkube signs with RSA`,
+      `unsupported service-account key type ${describeKeyType(key)}: tokens are signed with RSA or ECDSA keys`,
     );
   }
   const jwk = key.export({ format: 'jwk' });
-  return { use: 'sig', kty: 'RSA', kid: keyIdOf(key), alg: RS256, n: String(jwk.n), e: String(jwk.e) };
+  const kid = keyIdOf(key);
+  if (jwk.kty === 'EC') {
+    return { use: 'sig', kty: 'EC', kid, crv: String(jwk.crv), alg, x: String(jwk.x), y: String(jwk.y) };
+  }
+  return { use: 'sig', kty: 'RSA', kid, alg, n: String(jwk.n), e: String(jwk.e) };
 }
 
 export function jsonWebKeySet(keys: readonly (string | KeyObject)[]): JsonWebKeySet {

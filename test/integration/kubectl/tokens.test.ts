@@ -121,17 +121,24 @@ describe('service-account tokens', () => {
       issuer: string;
     };
     expect(configuration.issuer).toBe('https://kubernetes.default.svc.cluster.local');
+    expect(configuration).toMatchObject({ id_token_signing_alg_values_supported: ['ES256'] });
     const jwks = JSON.parse((await cluster.kubectl(['get', '--raw', '/openid/v1/jwks'])).stdout) as {
-      keys: { kid: string }[];
+      keys: { kid: string; kty: string; crv: string; alg: string }[];
     };
     const [header, payload, signature] = token.split('.');
-    const kid = (JSON.parse(Buffer.from(header!, 'base64url').toString()) as { kid: string }).kid;
+    const { kid, alg } = JSON.parse(Buffer.from(header!, 'base64url').toString()) as {
+      kid: string;
+      alg: string;
+    };
+    // A new cluster's key is ECDSA P-256 (kubeadm's ECDSA-P256): tokens are ES256, r‖s signatures.
+    expect(alg).toBe('ES256');
     const jwk = jwks.keys.find((key) => key.kid === kid)!;
-    const verifier = createVerify('RSA-SHA256');
+    expect(jwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256' });
+    const verifier = createVerify('SHA256');
     verifier.update(`${header}.${payload}`);
     expect(
       verifier.verify(
-        createPublicKey({ key: jwk as never, format: 'jwk' }),
+        { key: createPublicKey({ key: jwk as never, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
         Buffer.from(signature!, 'base64url'),
       ),
     ).toBe(true);

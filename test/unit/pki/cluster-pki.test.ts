@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { cp, mkdtemp, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,11 +118,12 @@ describe('ensureClusterPki', () => {
     });
   });
 
-  it('makes an RSA 2048 service-account key pair as PKCS#8 and SPKI', () => {
+  it('makes an ECDSA P-256 service-account key pair as PKCS#8 and SPKI', () => {
     expect(pki.serviceAccount.privateKeyPem).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
     expect(pki.serviceAccount.publicKeyPem).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
     const privateKey = parsePrivateKeyPem(pki.serviceAccount.privateKeyPem);
-    expect(privateKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    expect(privateKey.asymmetricKeyType).toBe('ec');
+    expect(privateKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
     expect(publicKeyPemOf(privateKey)).toBe(pki.serviceAccount.publicKeyPem);
   });
 
@@ -189,16 +190,26 @@ describe('ensureClusterPki', () => {
     expect(await readFile(join(copy, 'admin.crt'), 'utf8')).toBe(again.admin.certificatePem);
   });
 
-  it('loads keys stored as SEC 1 (the CA, ECDSA) and PKCS#1 (the service-account key, RSA)', async () => {
+  it('loads ECDSA keys stored as SEC 1 (`EC PRIVATE KEY`), the CA and the service-account key', async () => {
     const copy = await copyOfPki();
     const sec1 = pki.ca.privateKey.export({ type: 'sec1', format: 'pem' }).toString();
     expect(sec1).toContain('-----BEGIN EC PRIVATE KEY-----');
     await writeFile(join(copy, 'ca.key'), sec1);
     const saKey = parsePrivateKeyPem(pki.serviceAccount.privateKeyPem);
-    await writeFile(join(copy, 'sa.key'), toPkcs1PrivateKeyPem(saKey));
+    await writeFile(join(copy, 'sa.key'), saKey.export({ type: 'sec1', format: 'pem' }).toString());
     const again = await ensureClusterPki(copy);
     expect(again.ca.certificate.fingerprint256).toBe(pki.ca.certificate.fingerprint256);
     expect(again.serviceAccount.publicKeyPem).toBe(pki.serviceAccount.publicKeyPem);
+  });
+
+  it('keeps the RSA service-account key of a cluster made before keys were ECDSA, PKCS#1 too', async () => {
+    const copy = await copyOfPki();
+    const rsa = await generateRsaKeyPair();
+    await writeFile(join(copy, 'sa.key'), toPkcs1PrivateKeyPem(parsePrivateKeyPem(rsa.privateKeyPem)));
+    await writeFile(join(copy, 'sa.pub'), rsa.publicKeyPem);
+    const again = await ensureClusterPki(copy);
+    expect(again.serviceAccount.publicKeyPem).toBe(rsa.publicKeyPem);
+    expect(parsePrivateKeyPem(again.serviceAccount.privateKeyPem).asymmetricKeyType).toBe('rsa');
   });
 
   it('keeps issuing from an RSA CA made before CAs were ECDSA', async () => {
@@ -225,10 +236,9 @@ describe('ensureClusterPki', () => {
     const certificates = await ensureClusterCertificates(other);
     expect(certificates).not.toHaveProperty('serviceAccount');
     expect((await readdir(other)).sort()).toEqual(FILES.filter((name) => !name.startsWith('sa.')));
-    // The control plane's start then makes it, with the key begun beforehand when there is one.
-    const early = generateRsaKeyPair();
-    const full = await ensureClusterPki(other, { serviceAccountKeys: early });
-    expect(full.serviceAccount.publicKeyPem).toBe((await early).publicKeyPem);
+    // The control plane's start then makes it.
+    const full = await ensureClusterPki(other);
+    expect(parsePrivateKeyPem(full.serviceAccount.privateKeyPem).asymmetricKeyType).toBe('ec');
     expect(full.ca.certificatePem).toBe(certificates.ca.certificatePem);
     expect((await readdir(other)).sort()).toEqual(FILES);
     // A key on disk is neither read nor checked by the certificates-only call.
@@ -326,6 +336,17 @@ describe('ensureClusterPki', () => {
       const copy = await copyOfPki();
       await unlink(join(copy, 'admin.key'));
       await expectRefusal(copy, 'admin.key', /missing but .*admin\.crt exists/);
+    });
+
+    it('a service-account key tokens cannot be signed with', async () => {
+      const copy = await copyOfPki();
+      const { privateKey } = generateKeyPairSync('ed25519');
+      await writeFile(join(copy, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+      await expectRefusal(
+        copy,
+        'sa.key',
+        /signed with RSA or ECDSA \(P-256, P-384, P-521\) keys, found ed25519/,
+      );
     });
 
     it('a service-account public key that does not match sa.key', async () => {

@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateRsaKeyPair, type RsaKeyPair } from '../../../src/pki/keys.js';
+import { generateEcdsaKeyPair, generateRsaKeyPair, type RsaKeyPair } from '../../../src/pki/keys.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../../../src/pki/service-account-claims.js';
 import {
   EXTENDED_TOKEN_EXPIRATION_SECONDS,
@@ -62,6 +62,18 @@ describe('service-account token issuing', () => {
       verify('sha256', Buffer.from(signingInput), createPublicKey(keys.publicKeyPem), parts.signature),
     ).toBe(true);
     expect(loadServiceAccountSigningKey(keys.privateKeyPem).keyId).toBe(keyId);
+  });
+
+  it('signs ES256 with an ECDSA P-256 key: a 64-byte r‖s signature, as go-jose writes it', async () => {
+    const ecKeys = await generateEcdsaKeyPair();
+    const { token } = issueServiceAccountToken(ecKeys, baseRequest());
+    const parts = segments(token);
+    const ecKeyId = loadServiceAccountSigningKey(ecKeys.privateKeyPem).keyId;
+    expect(parts.header).toBe(`{"alg":"ES256","kid":"${ecKeyId}"}`);
+    expect(parts.signature).toHaveLength(64);
+    const signingInput = Buffer.from(token.slice(0, token.lastIndexOf('.')));
+    const publicKey = { key: createPublicKey(ecKeys.publicKeyPem), dsaEncoding: 'ieee-p1363' as const };
+    expect(verify('sha256', signingInput, publicKey, parts.signature)).toBe(true);
   });
 
   it('writes the pod-bound claim set byte for byte as Kubernetes does (sorted keys, node of the pod)', () => {

@@ -1,4 +1,4 @@
-import { createHash, createPublicKey, type JsonWebKey, verify } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, type JsonWebKey, verify } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   JWKS_PATH,
@@ -7,7 +7,7 @@ import {
   oidcDiscoveryDocuments,
   openIdConfiguration,
 } from '../../../src/apiserver/auth/oidc-discovery.js';
-import { generateRsaKeyPair, type RsaKeyPair } from '../../../src/pki/keys.js';
+import { generateEcdsaKeyPair, generateRsaKeyPair, type RsaKeyPair } from '../../../src/pki/keys.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../../../src/pki/service-account-claims.js';
 import { issueServiceAccountToken } from '../../../src/pki/service-account-tokens.js';
 
@@ -78,6 +78,50 @@ describe('service-account issuer discovery', () => {
     const other = set.keys.find((key) => key.kid !== kid)!;
     const otherKey = createPublicKey({ key: other as unknown as JsonWebKey, format: 'jwk' });
     expect(verify('sha256', input, otherKey, Buffer.from(signature, 'base64url'))).toBe(false);
+  });
+
+  it('renders an ECDSA key as {use, kty, kid, crv, alg, x, y} in go-jose order, ES256 beside RS256', async () => {
+    const ecKeys = await generateEcdsaKeyPair();
+    const documents = oidcDiscoveryDocuments({
+      issuer: ISSUER,
+      externalAddress: 'localhost:6443',
+      keys: [ecKeys.publicKeyPem, keys.publicKeyPem],
+    });
+    const publicKey = createPublicKey(ecKeys.publicKeyPem);
+    const kid = createHash('sha256')
+      .update(publicKey.export({ type: 'spki', format: 'der' }))
+      .digest('base64url');
+    const { x, y } = publicKey.export({ format: 'jwk' });
+    // P-256 coordinates are 32 bytes each, leading zeros kept (RFC 7518 §6.2.1.2).
+    expect(Buffer.from(String(x), 'base64url')).toHaveLength(32);
+    expect(documents.keySet).toMatch(
+      new RegExp(
+        `^\\{"keys":\\[\\{"use":"sig","kty":"EC","kid":"${kid}","crv":"P-256","alg":"ES256","x":"${x}","y":"${y}"\\},\\{"use":"sig","kty":"RSA",`,
+      ),
+    );
+    expect(JSON.parse(documents.configuration).id_token_signing_alg_values_supported).toEqual([
+      'ES256',
+      'RS256',
+    ]);
+    const { token } = issueServiceAccountToken(ecKeys, {
+      issuer: ISSUER,
+      namespace: 'default',
+      serviceAccount: { name: 'default', uid: 'uid-1' },
+    });
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const jwk = jsonWebKeySet([ecKeys.publicKeyPem]).keys[0];
+    const published = createPublicKey({ key: jwk as unknown as JsonWebKey, format: 'jwk' });
+    const signed = { key: published, dsaEncoding: 'ieee-p1363' as const };
+    expect(
+      verify('sha256', Buffer.from(`${header}.${payload}`), signed, Buffer.from(signature, 'base64url')),
+    ).toBe(true);
+  });
+
+  it('refuses a key type no token is signed with', () => {
+    const { publicKey } = generateKeyPairSync('ed25519');
+    expect(() => jsonWebKeySet([publicKey])).toThrow(
+      'unsupported service-account key type ed25519: tokens are signed with RSA or ECDSA keys',
+    );
   });
 
   it('refuses configurations kube-apiserver would not serve, with its messages', () => {

@@ -1,6 +1,6 @@
 import { createPrivateKey, sign } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateRsaKeyPair, type RsaKeyPair } from '../../../src/pki/keys.js';
+import { generateEcdsaKeyPair, generateRsaKeyPair, type RsaKeyPair } from '../../../src/pki/keys.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../../../src/pki/service-account-claims.js';
 import {
   type ServiceAccountTokenVerification,
@@ -185,6 +185,34 @@ describe('service-account token verification', () => {
     expect((await verifyServiceAccountToken(`${noKid}.${signed.toString('base64url')}`, rotated)).ok).toBe(
       true,
     );
+  });
+
+  it('verifies ES256 tokens of an ECDSA key beside RS256 ones, each only with its own algorithm', async () => {
+    const ecKeys = await generateEcdsaKeyPair();
+    const mixed = { ...options, publicKeys: [keys.publicKeyPem, ecKeys.publicKeyPem] };
+    const ecToken = issueServiceAccountToken(ecKeys, {
+      issuer: ISSUER,
+      namespace: 'apps',
+      serviceAccount: { name: 'web', uid: SA_UID },
+      now: ISSUED_AT,
+    }).token;
+    const [header, payload] = ecToken.split('.') as [string, string];
+    expect(JSON.parse(Buffer.from(header, 'base64url').toString()).alg).toBe('ES256');
+    expect((await verifyServiceAccountToken(ecToken, mixed)).ok).toBe(true);
+    expect((await verifyServiceAccountToken(issue(), mixed)).ok).toBe(true);
+    // The same ECDSA signature under another algorithm's name, or DER-encoded instead of r‖s.
+    const kid = JSON.parse(Buffer.from(header, 'base64url').toString()).kid;
+    const relabelled = `${encodeSegment({ alg: 'RS256', kid })}.${payload}`;
+    const ecPrivate = createPrivateKey(ecKeys.privateKeyPem);
+    const raw = sign('sha256', Buffer.from(relabelled), { key: ecPrivate, dsaEncoding: 'ieee-p1363' });
+    expect(
+      failure(await verifyServiceAccountToken(`${relabelled}.${raw.toString('base64url')}`, mixed)).reason,
+    ).toBe('signature');
+    const der = sign('sha256', Buffer.from(`${header}.${payload}`), ecPrivate);
+    expect(
+      failure(await verifyServiceAccountToken(`${header}.${payload}.${der.toString('base64url')}`, mixed))
+        .reason,
+    ).toBe('signature');
   });
 
   it('refuses an unsigned (alg none) token even with a matching issuer', async () => {
