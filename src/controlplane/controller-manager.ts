@@ -3,6 +3,7 @@
 // `--use-service-account-credentials`), so RBAC applies to every controller as it does upstream.
 
 import { setMaxListeners } from 'node:events';
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import type { UserInfo } from '../apiserver/http/types.js';
 import { EventBroadcaster, type EventRecorder } from '../client/events/index.js';
 import { SharedInformerFactory, stripManagedFields } from '../client/informers/index.js';
@@ -14,6 +15,7 @@ import {
   type ControllerContext,
   type ControllerDescriptor,
   DEFAULT_CLUSTER_SETTINGS,
+  type RunnableController,
 } from '../controllers/context.js';
 import { cronJobController } from '../controllers/cronjob/cronjob-controller.js';
 import { csrApprovingController } from '../controllers/csrapproving/csr-approving-controller.js';
@@ -56,8 +58,21 @@ export const MANAGER_IDENTITY: UserInfo = {
   groups: ['system:authenticated'],
 };
 
+/**
+ * Started first, on their informers alone: what a new cluster's first pods wait for (each
+ * namespace's `default` ServiceAccount and `kube-root-ca.crt`), as upstream's manager starts its
+ * token controller before the others. The others' ~45 informers would otherwise list and watch
+ * first, and the accounts' creation wait behind those watches at the apiserver (~150 ms of
+ * `tkube up`). The rest start once these informers have synced.
+ */
+export const FIRST_CONTROLLERS: readonly ControllerDescriptor[] = [
+  serviceAccountController,
+  rootCaPublisherController,
+];
+
 /** The controllers the manager runs, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
+  ...FIRST_CONTROLLERS,
   nodeIpamController,
   garbageCollectorController,
   endpointsController,
@@ -70,8 +85,6 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   jobController,
   cronJobController,
   namespaceController,
-  serviceAccountController,
-  rootCaPublisherController,
   serviceAccountTokenController,
   resourceQuotaController,
   clusterRoleAggregationController,
@@ -94,6 +107,11 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   localPathProvisionerController,
   ephemeralVolumeController,
 ];
+
+interface BuiltController {
+  readonly descriptor: ControllerDescriptor;
+  readonly controller: RunnableController;
+}
 
 export class ControllerManager {
   private readonly abort = new AbortController();
@@ -124,18 +142,47 @@ export class ControllerManager {
     const signal = this.abort.signal;
     // Every controller (and every worker of some) listens for the stop: not a leak.
     setMaxListeners(0, signal);
-    // Controllers register their informers when built; the factory then starts them all at once.
-    const built = this.controllers.map((descriptor) => ({
-      descriptor,
-      controller: descriptor.create(context),
-    }));
+    const first = this.controllers.filter((descriptor) => FIRST_CONTROLLERS.includes(descriptor));
+    const rest = this.controllers.filter((descriptor) => !FIRST_CONTROLLERS.includes(descriptor));
+    const firstBuilt = first.map((descriptor) => this.build(descriptor, context));
     this.informers.start(signal);
-    const runs = built.map(({ descriptor, controller }) =>
-      controller.run(signal).catch((error: unknown) => {
-        console.error(`controller ${descriptor.name} failed: ${String(error)}`);
-      }),
+    this.running = Promise.all([this.run(firstBuilt, signal), this.startRest(rest, context, signal)]);
+  }
+
+  /**
+   * Builds the other controllers one at a time, the event loop turning in between (building them
+   * all takes tens of milliseconds, which would hold back the first controllers' requests), and
+   * starts them once the first controllers' informers have synced.
+   */
+  private async startRest(
+    descriptors: readonly ControllerDescriptor[],
+    context: ControllerContext,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const built: BuiltController[] = [];
+    for (const descriptor of descriptors) {
+      await setImmediatePromise();
+      if (signal.aborted) return;
+      built.push(this.build(descriptor, context));
+    }
+    if (!(await this.informers.waitForCacheSync(signal))) return;
+    this.informers.start(signal);
+    await this.run(built, signal);
+  }
+
+  /** A controller built registers its informers, which the factory's next start starts. */
+  private build(descriptor: ControllerDescriptor, context: ControllerContext): BuiltController {
+    return { descriptor, controller: descriptor.create(context) };
+  }
+
+  private async run(built: readonly BuiltController[], signal: AbortSignal): Promise<void> {
+    await Promise.all(
+      built.map(({ descriptor, controller }) =>
+        controller.run(signal).catch((error: unknown) => {
+          console.error(`controller ${descriptor.name} failed: ${String(error)}`);
+        }),
+      ),
     );
-    this.running = Promise.all(runs);
   }
 
   async stop(): Promise<void> {
