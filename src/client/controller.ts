@@ -51,6 +51,11 @@ export class Controller {
   private readonly maxRetries: number;
   private readonly waitFor: SyncSource[];
   private readonly log: (message: string) => void;
+  private markStarted: () => void = () => {};
+  /** Settles once `run` has waited for the caches (synced, or stopped first). */
+  private readonly started = new Promise<void>((resolve) => {
+    this.markStarted = resolve;
+  });
 
   constructor(options: ControllerOptions) {
     this.name = options.name;
@@ -114,6 +119,7 @@ export class Controller {
    */
   async run(signal: AbortSignal): Promise<void> {
     const synced = await waitForCacheSync(signal, this.waitFor);
+    this.markStarted();
     if (!synced) {
       this.queue.shutDown();
       return;
@@ -125,6 +131,15 @@ export class Controller {
     } finally {
       signal.removeEventListener('abort', stop);
     }
+  }
+
+  /**
+   * Resolves once the controller runs with its caches synced and has synced every key queued so
+   * far (what it found at start among them); keys waiting out a retry's backoff do not count.
+   */
+  async caughtUp(): Promise<void> {
+    await this.started;
+    await this.queue.whenIdle();
   }
 
   private async worker(signal: AbortSignal): Promise<void> {

@@ -91,6 +91,8 @@ export interface ControllerContext {
 export interface RunnableController {
   /** Runs until the signal aborts (after waiting for its caches). */
   run(signal: AbortSignal): Promise<void>;
+  /** Resolves once it runs and has worked off what it found at start (see Controller.caughtUp). */
+  caughtUp?(): Promise<void>;
 }
 
 /** What a controller the cluster is not configured for runs: nothing. */

@@ -3,7 +3,7 @@
 // `--use-service-account-credentials`), so RBAC applies to every controller as it does upstream.
 
 import { setMaxListeners } from 'node:events';
-import { setImmediate as setImmediatePromise } from 'node:timers/promises';
+import { setImmediate as setImmediatePromise, setTimeout as sleep } from 'node:timers/promises';
 import type { UserInfo } from '../apiserver/http/types.js';
 import { EventBroadcaster, type EventRecorder } from '../client/events/index.js';
 import { SharedInformerFactory, stripManagedFields } from '../client/informers/index.js';
@@ -63,12 +63,16 @@ export const MANAGER_IDENTITY: UserInfo = {
  * namespace's `default` ServiceAccount and `kube-root-ca.crt`), as upstream's manager starts its
  * token controller before the others. The others' ~45 informers would otherwise list and watch
  * first, and the accounts' creation wait behind those watches at the apiserver (~150 ms of
- * `tkube up`). The rest start once these informers have synced.
+ * `tkube up`). The rest start once these have synced what they found, or after
+ * FIRST_CONTROLLERS_LEAD_MS at most.
  */
 export const FIRST_CONTROLLERS: readonly ControllerDescriptor[] = [
   serviceAccountController,
   rootCaPublisherController,
 ];
+
+/** The longest the other controllers wait for the first ones (an apiserver slow to answer them). */
+export const FIRST_CONTROLLERS_LEAD_MS = 1_000;
 
 /** The controllers the manager runs, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -146,15 +150,20 @@ export class ControllerManager {
     const rest = this.controllers.filter((descriptor) => !FIRST_CONTROLLERS.includes(descriptor));
     const firstBuilt = first.map((descriptor) => this.build(descriptor, context));
     this.informers.start(signal);
-    this.running = Promise.all([this.run(firstBuilt, signal), this.startRest(rest, context, signal)]);
+    this.running = Promise.all([
+      this.run(firstBuilt, signal),
+      this.startRest(firstBuilt, rest, context, signal),
+    ]);
   }
 
   /**
    * Builds the other controllers one at a time, the event loop turning in between (building them
    * all takes tens of milliseconds, which would hold back the first controllers' requests), and
-   * starts them once the first controllers' informers have synced.
+   * starts them once the first controllers have caught up (their writes then reach the apiserver
+   * ahead of the others' lists and watches).
    */
   private async startRest(
+    first: readonly BuiltController[],
     descriptors: readonly ControllerDescriptor[],
     context: ControllerContext,
     signal: AbortSignal,
@@ -165,6 +174,13 @@ export class ControllerManager {
       if (signal.aborted) return;
       built.push(this.build(descriptor, context));
     }
+    const caughtUp = Promise.all(first.map(({ controller }) => controller.caughtUp?.()));
+    const leadOver = new AbortController();
+    const lead = sleep(FIRST_CONTROLLERS_LEAD_MS, undefined, {
+      signal: AbortSignal.any([signal, leadOver.signal]),
+    }).catch(() => undefined);
+    await Promise.race([caughtUp, lead]);
+    leadOver.abort();
     if (!(await this.informers.waitForCacheSync(signal))) return;
     this.informers.start(signal);
     await this.run(built, signal);

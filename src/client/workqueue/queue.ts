@@ -29,6 +29,7 @@ export class WorkQueue<T = string> {
   private readonly delayed = new Map<T, Delayed>();
   private readonly getters: ((item: T | undefined) => void)[] = [];
   private readonly drainers: (() => void)[] = [];
+  private readonly idlers: (() => void)[] = [];
   private shutdown = false;
   private adds = 0;
   private retries = 0;
@@ -89,7 +90,17 @@ export class WorkQueue<T = string> {
       this.handOut();
     } else if (this.processing.size === 0) {
       for (const drained of this.drainers.splice(0)) drained();
+      if (this.queue.length === 0) for (const idle of this.idlers.splice(0)) idle();
     }
+  }
+
+  /**
+   * Resolves once no item is queued or being processed; items waiting out an `addAfter` delay do
+   * not count. Also resolves on shutdown.
+   */
+  whenIdle(): Promise<void> {
+    if (this.shutdown || (this.queue.length === 0 && this.processing.size === 0)) return Promise.resolve();
+    return new Promise((resolve) => this.idlers.push(resolve));
   }
 
   /** Items waiting for a worker. */
@@ -104,6 +115,7 @@ export class WorkQueue<T = string> {
   /** Refuses new items, drops delayed ones; waiting `get` calls return undefined once empty. */
   shutDown(): void {
     this.shutdown = true;
+    for (const idle of this.idlers.splice(0)) idle();
     for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
     if (this.queue.length === 0) {

@@ -59,6 +59,36 @@ describe('Controller', () => {
     expect(synced).toEqual(['ns/a', 'ns/b', 'ns/a']);
   });
 
+  it('is caught up once it has synced what it found at start, not before', async () => {
+    const client = new FakeResourceClient<ConfigMap>(CONFIGMAPS);
+    client.put(configMap('a'));
+    client.put(configMap('b'));
+    const informer = new SharedInformer<ConfigMap>(client, { log: () => {} });
+    const synced: string[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const controller = new Controller({
+      name: 'test',
+      sync: async (key) => {
+        if (key === 'ns/b') await held;
+        synced.push(key);
+      },
+    });
+    controller.watch(informer);
+    let caughtUp = false;
+    const whenCaughtUp = controller.caughtUp().then(() => {
+      caughtUp = true;
+    });
+    run(controller, informer);
+    await eventually(() => synced.includes('ns/a'));
+    expect(caughtUp).toBe(false);
+    release();
+    await whenCaughtUp;
+    expect(synced.sort()).toEqual(['ns/a', 'ns/b']);
+  });
+
   it('maps objects to other keys (a child to its owner, old and new on update)', async () => {
     const client = new FakeResourceClient<ConfigMap>(CONFIGMAPS);
     client.put(configMap('child', 'parent-1'));

@@ -125,6 +125,36 @@ describe('WorkQueue', () => {
     await drain;
     expect(drained).toBe(true);
   });
+
+  it('whenIdle resolves once nothing is queued or processing; a delayed item does not count', async () => {
+    const queue = new WorkQueue<string>();
+    await queue.whenIdle();
+    queue.add('a');
+    queue.add('b');
+    let idle = false;
+    const whenIdle = queue.whenIdle().then(() => {
+      idle = true;
+    });
+    const a = await queue.get();
+    queue.done(a!);
+    await Promise.resolve();
+    // b is still queued.
+    expect(idle).toBe(false);
+    const b = await queue.get();
+    // Added again while processed: queued anew by done, so not idle yet.
+    queue.add('b');
+    queue.done(b!);
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    queue.done((await queue.get())!);
+    queue.addAfter('later', 60_000);
+    await whenIdle;
+    expect(idle).toBe(true);
+    queue.add('c');
+    const waiting = queue.whenIdle();
+    queue.shutDown();
+    await waiting;
+  });
 });
 
 describe('rate limiters', () => {
