@@ -12,6 +12,7 @@ import type { APIService } from '../../api/types/apiregistration-v1.generated.js
 import type { Endpoints, Service } from '../../api/types/core-v1.generated.js';
 import { secureConnection } from '../../api/upgrade-proxy.js';
 import type { IssuedCertificate } from '../../pki/certificates.js';
+import { caOrDefaultTrust } from '../../pki/deferred-extra-cas.js';
 import { sendToKubelet } from '../handlers/kubelet-connection.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Dial } from '../tunnel/dialer.js';
@@ -87,7 +88,7 @@ export async function dialApiService(deps: BackendDeps, apiService: APIService, 
     {
       host,
       servername: `${ref?.name ?? ''}.${ref?.namespace ?? ''}.svc`,
-      ca: caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined,
+      ca: caOrDefaultTrust(caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined),
       cert: client.certificatePem,
       key: client.privateKeyPem,
       rejectUnauthorized: apiService.spec?.insecureSkipTLSVerify !== true,

@@ -10,6 +10,7 @@ import type { Duplex, Readable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { dialErrorText } from '../../api/go-net-errors.js';
 import type { Node } from '../../api/types/core-v1.generated.js';
+import { caOrDefaultTrust } from '../../pki/deferred-extra-cas.js';
 import type { ApiResponse } from '../http/types.js';
 import { internalError } from '../status.js';
 
@@ -67,7 +68,7 @@ export async function sendToKubelet(
   const address = `${url.hostname}:${port}`;
   const tls = https && {
     // No CA: the system's roots, as Go's client without RootCAs.
-    ca: options.credentials?.caPem || undefined,
+    ca: caOrDefaultTrust(options.credentials?.caPem),
     cert: options.credentials?.certificatePem,
     key: options.credentials?.privateKeyPem,
     rejectUnauthorized: options.credentials !== undefined && !options.insecureSkipVerify,

@@ -7,6 +7,7 @@ import { isIP, connect as netConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { dialErrorText } from '../../api/go-net-errors.js';
 import { joinUpgraded, requestHead, secureConnection } from '../../api/upgrade-proxy.js';
+import { caOrDefaultTrust } from '../../pki/deferred-extra-cas.js';
 import type { RequestContext } from '../http/types.js';
 import { badRequest, StatusError } from '../status.js';
 import type { ProxyBackend } from './proxy-forward.js';
@@ -28,7 +29,7 @@ async function dialBackend(backend: ProxyBackend, url: URL): Promise<Duplex> {
     {
       host,
       ...(isIP(host) === 0 && { servername: host }),
-      ca: credentials?.caPem || undefined,
+      ca: caOrDefaultTrust(credentials?.caPem),
       cert: credentials?.certificatePem,
       key: credentials?.privateKeyPem,
       // Pods and services are reached without verification, as upstream's proxy transport does.

@@ -8,6 +8,7 @@ import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import type { WebhookClientConfig } from '../../../api/types/admissionregistration-v1.generated.js';
+import { caOrDefaultTrust } from '../../../pki/deferred-extra-cas.js';
 
 /** A resolved Service backend: where to dial. */
 export interface ServiceBackend {
@@ -55,7 +56,7 @@ function agentFor(caBundle: string | undefined): https.Agent {
   const key = caBundle ?? '';
   let agent = agents.get(key);
   if (agent === undefined) {
-    const ca = caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined;
+    const ca = caOrDefaultTrust(caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined);
     agent = new https.Agent({ keepAlive: true, maxSockets: 64, ...(ca ? { ca } : {}) });
     agents.set(key, agent);
   }
@@ -92,7 +93,9 @@ export async function callWebhook(
       try {
         const backend = await deps.resolveService(namespace, name, port ?? 443);
         const raw = await deps.dial(backend.host, backend.port);
-        const ca = config.caBundle ? Buffer.from(config.caBundle, 'base64').toString('utf8') : undefined;
+        const ca = caOrDefaultTrust(
+          config.caBundle ? Buffer.from(config.caBundle, 'base64').toString('utf8') : undefined,
+        );
         socket = tls.connect({ socket: raw, servername: url.hostname, ...(ca ? { ca } : {}) });
       } catch (error) {
         throw failed(error instanceof Error ? error.message : String(error));
