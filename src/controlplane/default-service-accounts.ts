@@ -16,18 +16,21 @@ export interface DefaultServiceAccountWait {
 
 /**
  * Resolves once every system namespace has its default account: to undefined, or after
- * `timeoutMs` (10 s by default) to the first namespace still without one.
+ * `timeoutMs` (10 s by default) to the first namespace still without one. The namespaces are
+ * asked at once, each round only those still without one (over the network, one after another
+ * cost `tkube up` a round trip each).
  */
 export async function waitForDefaultServiceAccounts(
   wait: DefaultServiceAccountWait,
 ): Promise<string | undefined> {
   const deadline = Date.now() + (wait.timeoutMs ?? 10_000);
-  for (const namespace of SYSTEM_NAMESPACES) {
-    while (!(await wait.exists(namespace))) {
-      wait.signal?.throwIfAborted();
-      if (Date.now() > deadline) return namespace;
-      await sleep(POLL_MS);
-    }
+  let missing: readonly string[] = SYSTEM_NAMESPACES;
+  for (;;) {
+    const found = await Promise.all(missing.map((namespace) => wait.exists(namespace)));
+    missing = missing.filter((_, index) => !found[index]);
+    if (missing.length === 0) return undefined;
+    wait.signal?.throwIfAborted();
+    if (Date.now() > deadline) return missing[0];
+    await sleep(POLL_MS);
   }
-  return undefined;
 }
