@@ -88,7 +88,10 @@ export async function dialApiService(deps: BackendDeps, apiService: APIService, 
     {
       host,
       servername: `${ref?.name ?? ''}.${ref?.namespace ?? ''}.svc`,
-      ca: caOrDefaultTrust(caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined),
+      ca:
+        apiService.spec?.insecureSkipTLSVerify === true
+          ? undefined
+          : caOrDefaultTrust(caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined),
       cert: client.certificatePem,
       key: client.privateKeyPem,
       rejectUnauthorized: apiService.spec?.insecureSkipTLSVerify !== true,

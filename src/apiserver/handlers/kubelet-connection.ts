@@ -66,12 +66,13 @@ export async function sendToKubelet(
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const port = Number(url.port || (https ? 443 : 80));
   const address = `${url.hostname}:${port}`;
+  const verify = options.credentials !== undefined && !options.insecureSkipVerify;
   const tls = https && {
-    // No CA: the system's roots, as Go's client without RootCAs.
-    ca: caOrDefaultTrust(options.credentials?.caPem),
+    // No CA: the system's roots, as Go's client without RootCAs (looked up only to verify).
+    ca: verify ? caOrDefaultTrust(options.credentials?.caPem) : undefined,
     cert: options.credentials?.certificatePem,
     key: options.credentials?.privateKeyPem,
-    rejectUnauthorized: options.credentials !== undefined && !options.insecureSkipVerify,
+    rejectUnauthorized: verify,
   };
   let connection: Duplex | undefined;
   if (options.dial) {

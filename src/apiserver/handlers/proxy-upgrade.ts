@@ -29,7 +29,7 @@ async function dialBackend(backend: ProxyBackend, url: URL): Promise<Duplex> {
     {
       host,
       ...(isIP(host) === 0 && { servername: host }),
-      ca: caOrDefaultTrust(credentials?.caPem),
+      ca: credentials ? caOrDefaultTrust(credentials.caPem) : undefined,
       cert: credentials?.certificatePem,
       key: credentials?.privateKeyPem,
       // Pods and services are reached without verification, as upstream's proxy transport does.
