@@ -6,6 +6,7 @@ import type { NodeRole } from '../providers/types.js';
 import { ClusterError, errorMessage } from './errors.js';
 import { apiServerUrlAt } from './kubeconfig.js';
 import { assertValidClusterName, isDns1123Label } from './name.js';
+import { removeAgentDirectories } from './nodes/agent-directories.js';
 import { type PlannedNode, POD_SUBNET, planNodes } from './nodes/node-plan.js';
 import { labelNodes, waitForNodesReady } from './nodes/wait-ready.js';
 import { defaultProgressMode, failedStepOf, type ProgressMode, runSteps } from './progress.js';
@@ -86,12 +87,14 @@ export async function addNode(cluster: string, options: NodeAddOptions = {}): Pr
       [
         {
           title: `Starting node ${name} (${node.ip})`,
-          run: () => docker.startNodeContainers(provider, { cluster, image, nodes: [node] }),
+          run: () =>
+            docker.startNodeContainers(provider, { cluster, clusterDir: paths.dir, image, nodes: [node] }),
         },
         {
           title: `Installing the agent in ${name}`,
           run: () =>
-            docker.installAgents(provider, {
+            docker.installAgents({
+              clusterDir: paths.dir,
               nodes: [node],
               server: apiServerUrlAt(network.gateway, record.apiPort),
               podSubnet: record.podSubnet ?? POD_SUBNET,
@@ -127,6 +130,7 @@ export async function addNode(cluster: string, options: NodeAddOptions = {}): Pr
     );
   } catch (error) {
     await provider.removeNode(name).catch(() => undefined);
+    await removeAgentDirectories(paths.dir, name).catch(() => undefined);
     if (error instanceof ClusterError) throw error;
     const step = failedStepOf(error);
     throw new ClusterError(

@@ -6,6 +6,7 @@ import { isNotFound } from '../client/rest/index.js';
 import { ensureClusterCertificates } from '../pki/cluster-pki.js';
 import { ClusterError, errorMessage } from './errors.js';
 import { assertValidClusterName } from './name.js';
+import { removeAgentDirectories } from './nodes/agent-directories.js';
 import { drainNode } from './nodes/drain.js';
 import { defaultProgressMode, type ProgressMode, runSteps, type Step } from './progress.js';
 import {
@@ -62,7 +63,13 @@ export async function removeNode(
       run: () => drainNode(client, node, options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS),
     });
   }
-  steps.push({ title: `Removing node ${node}`, run: () => provider.removeNode(node) });
+  steps.push({
+    title: `Removing node ${node}`,
+    run: async () => {
+      await provider.removeNode(node);
+      await removeAgentDirectories(paths.dir, node);
+    },
+  });
   if (client) {
     steps.push({
       title: `Deleting the Node object ${node}`,

@@ -300,6 +300,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
           run: async () => {
             containersCreated = docker!.createNodeContainers(provider, {
               cluster: options.name,
+              clusterDir: paths.dir,
               image: nodeImage!,
               nodes: planned,
             });
@@ -398,17 +399,17 @@ export async function up(options: UpOptions): Promise<UpResult> {
             undo.push(() => stopStartedControlPlane(started, paths));
             if (started.pid > 0) await writeControlPlanePid(paths, started.pid);
             if (provider) {
-              // Into the containers as soon as they exist: each entrypoint starts its agent once
-              // containerd runs, and the agent retries registration until the API server answers,
-              // so the copies and the agents' loading overlap the control plane's start.
-              agentsInstalled = containersCreated.then(() =>
-                docker!.installAgents(provider!, {
-                  nodes: planned,
-                  server: apiServerUrlAt(network!.gateway, apiPort),
-                  podSubnet,
-                  ca: pki!.ca,
-                }),
-              );
+              // Into the nodes' mounted directories at once, while the containers start: each
+              // entrypoint starts its agent once containerd runs, and the agent retries
+              // registration until the API server answers, so the agents' loading overlaps the
+              // control plane's start.
+              agentsInstalled = docker!.installAgents({
+                clusterDir: paths.dir,
+                nodes: planned,
+                server: apiServerUrlAt(network!.gateway, apiPort),
+                podSubnet,
+                ca: pki!.ca,
+              });
               agentsInstalled.catch(() => undefined);
             }
             checkpoint();

@@ -34,7 +34,11 @@ export async function readOptionalFile(path: string): Promise<string | undefined
 }
 
 /** Writes through a temporary file and a rename, so a crash never leaves half a PEM behind. */
-export async function writeFileAtomically(path: string, data: string, mode: number): Promise<void> {
+export async function writeFileAtomically(
+  path: string,
+  data: string | Uint8Array,
+  mode: number,
+): Promise<void> {
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await writeFile(temporary, data, { mode, flag: 'wx' });

@@ -1,6 +1,8 @@
 // Puts the agent into a node: its bundle, its configuration, the node's client certificate, and
 // the start program the node's entrypoint supervises (it restarts the agent after crashes and
-// node restarts).
+// node restarts). The files live in the cluster's state directory on the host, bind-mounted into
+// the node from its creation: no copy through the engine (an archive unpacked by a helper process
+// per node), and the agent starts as soon as containerd runs.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,13 +16,16 @@ import {
   issueServingCertificate,
 } from '../../pki/certificates.js';
 import { NODE_USER_PREFIX, NODES_GROUP } from '../../pki/cluster-pki.js';
-import type { NodeProvider } from '../../providers/types.js';
+import { ensurePrivateDirectory, PUBLIC_FILE_MODE, writeFileAtomically } from '../../pki/pki-files.js';
+import type { NodeMount } from '../../providers/types.js';
 import { ClusterError } from '../errors.js';
+import { agentDirectories } from './agent-directories.js';
 import type { PlannedNode } from './node-plan.js';
 
 const AGENT_DIR = '/opt/tkube/agent';
-const CONFIG_PATH = '/etc/tkube/agent.json';
-const PKI_DIR = '/etc/tkube/pki';
+const CONFIG_DIR = '/etc/tkube';
+const CONFIG_PATH = `${CONFIG_DIR}/agent.json`;
+const PKI_DIR = `${CONFIG_DIR}/pki`;
 
 /** dist/agent-bundle, built by `npm run build` (dist/cluster and src/cluster alike). */
 export function agentBundleDir(): string {
@@ -72,8 +77,53 @@ export interface AgentInstall {
   readonly podSubnet: string;
 }
 
-/** Writes everything in one archive; the start program comes last, so the agent starts complete. */
-export async function installAgent(provider: NodeProvider, install: AgentInstall): Promise<void> {
+/**
+ * Makes a node's (still empty) agent directories and returns the mounts that put them into its
+ * container: the entrypoint starts the agent once its start program appears there. The
+ * configuration is read-only in the node; the program directory is not, so that an agent whose
+ * code cache V8 rejects can write a fresh one.
+ */
+export async function prepareAgentMounts(clusterDir: string, node: string): Promise<NodeMount[]> {
+  const dirs = agentDirectories(clusterDir, node);
+  // The host user's alone: the configuration holds keys.
+  await Promise.all([dirs.config, dirs.program].map(ensurePrivateDirectory));
+  return [
+    { hostPath: dirs.config, containerPath: CONFIG_DIR, readOnly: true },
+    { hostPath: dirs.program, containerPath: AGENT_DIR },
+  ];
+}
+
+interface AgentFile {
+  /** The path inside the node. */
+  readonly path: string;
+  readonly content: string | Uint8Array;
+  readonly mode?: number;
+}
+
+/**
+ * Writes the agent's files into the node's directories (see prepareAgentMounts), each whole
+ * (written aside, then renamed); the start program last, so the entrypoint starts a complete agent.
+ */
+export async function installAgent(clusterDir: string, install: AgentInstall): Promise<void> {
+  const dirs = agentDirectories(clusterDir, install.node.name);
+  const files = await agentFiles(install);
+  const hostPath = (path: string) =>
+    path.startsWith(`${AGENT_DIR}/`)
+      ? join(dirs.program, path.slice(AGENT_DIR.length + 1))
+      : join(dirs.config, path.slice(CONFIG_DIR.length + 1));
+  // Made here too: the install may come before the node's container (and its mounts) is created.
+  await Promise.all([join(dirs.config, 'pki'), dirs.program].map(ensurePrivateDirectory));
+  const start = files.pop()!;
+  await Promise.all(
+    files.map((file) =>
+      writeFileAtomically(hostPath(file.path), file.content, file.mode ?? PUBLIC_FILE_MODE),
+    ),
+  );
+  await writeFileAtomically(hostPath(start.path), start.content, start.mode ?? PUBLIC_FILE_MODE);
+}
+
+/** Everything the agent reads in the node, its start program last. */
+async function agentFiles(install: AgentInstall): Promise<AgentFile[]> {
   const { node, ca, credentials } = install;
   const serving = await issueKubeletServingCertificate(ca, node);
   const config: AgentConfig = {
@@ -97,7 +147,7 @@ export async function installAgent(provider: NodeProvider, install: AgentInstall
     podSubnet: install.podSubnet,
     podCIDR: node.podCIDR,
   };
-  await provider.copyFiles(node.name, [
+  return [
     { path: `${PKI_DIR}/ca.crt`, content: ca.certificatePem },
     { path: `${PKI_DIR}/node.crt`, content: credentials.certificatePem },
     { path: `${PKI_DIR}/node.key`, content: credentials.privateKeyPem, mode: 0o600 },
@@ -120,7 +170,7 @@ export async function installAgent(provider: NodeProvider, install: AgentInstall
       content: `#!/bin/sh\nexec node ${AGENT_DIR}/agent.mjs ${CONFIG_PATH}\n`,
       mode: 0o755,
     },
-  ]);
+  ];
 }
 
 /** The kubelet's serving certificate (port 10250), for the node's name and IP, from the cluster CA. */

@@ -13,6 +13,7 @@ import {
   issueKubeProxyCertificate,
   issueNodeCertificate,
   issuePodNetworkCertificate,
+  prepareAgentMounts,
   readAgentBundle,
 } from './agent-install.js';
 import { networkCandidate, type PlannedNode } from './node-plan.js';
@@ -47,6 +48,8 @@ export async function createClusterNetwork(provider: NodeProvider, cluster: stri
 
 export interface NodeContainers {
   readonly cluster: string;
+  /** The cluster's state directory: each node's agent files live under it (see agent-install.ts). */
+  readonly clusterDir: string;
   readonly image: string;
   readonly nodes: readonly PlannedNode[];
 }
@@ -57,14 +60,18 @@ export async function startNodeContainers(provider: NodeProvider, containers: No
   await waitForNodeRuntimes(provider, containers.nodes);
 }
 
-/** Creates and starts the node containers; their entrypoints then start containerd. */
+/**
+ * Creates and starts the node containers, each with its agent's directories mounted (still empty:
+ * installAgents fills them); their entrypoints then start containerd.
+ */
 export async function createNodeContainers(
   provider: NodeProvider,
   containers: NodeContainers,
 ): Promise<void> {
   await Promise.all(
-    containers.nodes.map((node) =>
-      provider.createNode({
+    containers.nodes.map(async (node) => {
+      const agentMounts = await prepareAgentMounts(containers.clusterDir, node.name);
+      await provider.createNode({
         cluster: containers.cluster,
         index: node.index,
         name: node.name,
@@ -72,9 +79,9 @@ export async function createNodeContainers(
         image: containers.image,
         ip: node.ip,
         portMappings: node.portMappings,
-        mounts: node.mounts,
-      }),
-    ),
+        mounts: [...node.mounts, ...agentMounts],
+      });
+    }),
   );
 }
 
@@ -105,6 +112,8 @@ function dockerOf(provider: NodeProvider): DockerProvider['docker'] {
 }
 
 export interface AgentInstallation {
+  /** The cluster's state directory, as the node containers were created with. */
+  readonly clusterDir: string;
   readonly nodes: readonly PlannedNode[];
   /** The apiserver as nodes reach it. */
   readonly server: string;
@@ -113,7 +122,7 @@ export interface AgentInstallation {
 }
 
 /** Issues each node's certificates and installs its agent (the nodes' entrypoints start them). */
-export async function installAgents(provider: NodeProvider, installation: AgentInstallation): Promise<void> {
+export async function installAgents(installation: AgentInstallation): Promise<void> {
   const bundle = readAgentBundle();
   const [network, dns, proxy, ...credentials] = await Promise.all([
     issuePodNetworkCertificate(installation.ca),
@@ -123,7 +132,7 @@ export async function installAgents(provider: NodeProvider, installation: AgentI
   ]);
   await Promise.all(
     installation.nodes.map((node, i) =>
-      installAgent(provider, {
+      installAgent(installation.clusterDir, {
         node,
         server: installation.server,
         ca: installation.ca,

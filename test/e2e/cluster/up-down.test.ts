@@ -148,6 +148,20 @@ describe('tkube up with Docker nodes', () => {
     }
   });
 
+  it("mounts each node's agent files from the cluster's state directory, the configuration read-only", async () => {
+    const node = `${cluster}-node-2`;
+    const onHost = join(env.TKUBE_HOME, 'clusters', cluster, 'nodes', node);
+    expect(await nodeExec(node, ['cat', '/etc/tkube/agent.json'])).toBe(
+      readFileSync(join(onHost, 'etc', 'agent.json'), 'utf8').trim(),
+    );
+    expect(JSON.parse(readFileSync(join(onHost, 'etc', 'agent.json'), 'utf8'))).toMatchObject({
+      nodeName: node,
+    });
+    const write = await execa('docker', ['exec', node, 'touch', '/etc/tkube/agent.json'], { reject: false });
+    expect(write.exitCode).not.toBe(0);
+    expect(write.stderr).toMatch(/Read-only file system/);
+  });
+
   it('restores a restarted node: Ready again, routes back', async () => {
     const node = `${cluster}-node-1`;
     await execa('docker', ['restart', node]);

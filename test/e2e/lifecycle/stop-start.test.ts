@@ -4,6 +4,8 @@
 // because a node container was removed by hand.
 // Each time the nodes keep their addresses and pod CIDRs, every object is still there, the
 // Deployment's pods run again on their nodes and its Service answers.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tkube } from '../../support/cli.js';
@@ -274,6 +276,9 @@ describe('a cluster comes back', () => {
     const [first] = await nodes();
     const prefix = first!.ip.split('.').slice(0, 3).join('.');
     expect(view).toEqual({ name: extra, ip: `${prefix}.12`, podCIDR: '10.244.253.0/24', ready: true });
+    // Its agent's files, on the host in the cluster's state directory, mounted into the node.
+    const agentFiles = join(cluster.env.TKUBE_HOME!, 'clusters', cluster.name, 'nodes', extra);
+    expect(existsSync(join(agentFiles, 'etc', 'agent.json'))).toBe(true);
     const twice = await tkube(['node', 'add', cluster.name, '--name', extra], cluster.env);
     expect(twice.exitCode).toBe(1);
     expect(twice.stderr.trim()).toBe(`Error: cluster "${cluster.name}" already has a node named "${extra}"`);
@@ -350,6 +355,7 @@ describe('a cluster comes back', () => {
     );
     expect(removed.exitCode, removed.stderr).toBe(0);
     expect((await nodes()).map((node) => node.name)).not.toContain(extra);
+    expect(existsSync(agentFiles)).toBe(false);
     expect(await containerStates()).toEqual(['running', 'running']);
     await waitFor(
       moverNode,
