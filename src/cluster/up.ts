@@ -244,6 +244,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
   let pki: ClusterCertificates | undefined;
   let controlPlane: StartedControlPlane | undefined;
   let network: ClusterNetwork | undefined;
+  let networkCreated: Promise<ClusterNetwork> | undefined;
   let nodeImage = options.image;
   const planned: PlannedNode[] = [];
   let containersCreated: Promise<void> = Promise.resolve();
@@ -255,6 +256,14 @@ export async function up(options: UpOptions): Promise<UpResult> {
         {
           title: 'Ensuring the node image',
           run: async (report) => {
+            // The network is made meanwhile: neither needs the other. Its undo waits for it, so
+            // a failed image check cannot leave behind a network created after the rollback.
+            networkCreated = docker!.createClusterNetwork(provider, options.name);
+            networkCreated.catch(() => undefined);
+            undo.push(async () => {
+              await networkCreated?.catch(() => undefined);
+              await provider.removeCluster(options.name);
+            });
             nodeImage = (await docker!.buildNodeImage(options.image, report)).tag;
             checkpoint();
           },
@@ -262,8 +271,7 @@ export async function up(options: UpOptions): Promise<UpResult> {
         {
           title: 'Creating the cluster network',
           run: async () => {
-            undo.push(() => provider.removeCluster(options.name));
-            network = await docker!.createClusterNetwork(provider, options.name);
+            network = await networkCreated!;
             record.network = { subnet: network.subnet, gateway: network.gateway };
             planned.push(...planNodes(options.name, nodes, network, config?.nodes, podSubnet));
             await writeClusterRecord(paths, record);
