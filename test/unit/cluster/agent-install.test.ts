@@ -117,7 +117,7 @@ describe('agent files on the host', () => {
     expect(readFileSync(join(dirs.program, 'agent.mjs'), 'utf8')).toBe(BUNDLE.entry);
     expect([...readFileSync(join(dirs.program, 'agent.cjs.cache'))]).toEqual([1, 2, 3]);
     expect(readFileSync(join(dirs.program, 'start'), 'utf8')).toBe(
-      '#!/bin/sh\nexec node /opt/tkube/agent/agent.mjs /etc/tkube/agent.json\n',
+      '#!/bin/sh\nSSL_CERT_FILE=/dev/null SSL_CERT_DIR=/dev/null NODE_OPTIONS=--use-openssl-ca exec node /opt/tkube/agent/agent.mjs /etc/tkube/agent.json\n',
     );
     expect(mode(join(dirs.program, 'start'))).toBe(0o755);
     // Nothing written aside is left behind.
