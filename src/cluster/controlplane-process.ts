@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type ComponentFlagSettings, componentFlagArgs } from '../controlplane/component-flags.js';
 import { RUNTIME_ARGV0 } from '../executable/payload.js';
-import { deferExtraCaCerts } from '../pki/deferred-extra-cas.js';
+import { deferDefaultTrust } from '../pki/deferred-default-trust.js';
 import { errorCode } from './errors.js';
 import type { ClusterPaths } from './state.js';
 
@@ -65,10 +65,11 @@ export const CONTROL_PLANE_MALLOC_ENV: Readonly<Record<string, string>> = {
 
 /**
  * The environment of a control plane process: `env` with the malloc settings it does not set, and
- * NODE_EXTRA_CA_CERTS deferred (read on first use, not at every start: deferred-extra-cas.ts).
+ * Node's default trust (bundled roots, NODE_EXTRA_CA_CERTS) made on first use, not at every start
+ * (deferred-default-trust.ts).
  */
 export function controlPlaneEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return { ...CONTROL_PLANE_MALLOC_ENV, ...deferExtraCaCerts(env) };
+  return { ...CONTROL_PLANE_MALLOC_ENV, ...deferDefaultTrust(env) };
 }
 
 /**

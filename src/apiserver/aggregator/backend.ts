@@ -12,7 +12,7 @@ import type { APIService } from '../../api/types/apiregistration-v1.generated.js
 import type { Endpoints, Service } from '../../api/types/core-v1.generated.js';
 import { secureConnection } from '../../api/upgrade-proxy.js';
 import type { IssuedCertificate } from '../../pki/certificates.js';
-import { caOrDefaultTrust } from '../../pki/deferred-extra-cas.js';
+import { caOrDefaultTrust } from '../../pki/deferred-default-trust.js';
 import { sendToKubelet } from '../handlers/kubelet-connection.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Dial } from '../tunnel/dialer.js';

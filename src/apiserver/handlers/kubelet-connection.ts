@@ -10,7 +10,7 @@ import type { Duplex, Readable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { dialErrorText } from '../../api/go-net-errors.js';
 import type { Node } from '../../api/types/core-v1.generated.js';
-import { caOrDefaultTrust } from '../../pki/deferred-extra-cas.js';
+import { caOrDefaultTrust } from '../../pki/deferred-default-trust.js';
 import type { ApiResponse } from '../http/types.js';
 import { internalError } from '../status.js';
 

@@ -7,7 +7,7 @@ import { isIP, connect as netConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { dialErrorText } from '../../api/go-net-errors.js';
 import { joinUpgraded, requestHead, secureConnection } from '../../api/upgrade-proxy.js';
-import { caOrDefaultTrust } from '../../pki/deferred-extra-cas.js';
+import { caOrDefaultTrust } from '../../pki/deferred-default-trust.js';
 import type { RequestContext } from '../http/types.js';
 import { badRequest, StatusError } from '../status.js';
 import type { ProxyBackend } from './proxy-forward.js';

@@ -8,7 +8,7 @@ import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import type { WebhookClientConfig } from '../../../api/types/admissionregistration-v1.generated.js';
-import { caOrDefaultTrust } from '../../../pki/deferred-extra-cas.js';
+import { caOrDefaultTrust } from '../../../pki/deferred-default-trust.js';
 
 /** A resolved Service backend: where to dial. */
 export interface ServiceBackend {
