@@ -1,13 +1,9 @@
 // A CRI runtime.v1 client over gRPC (unix socket), with one typed method per RPC the kubelet
-// uses. The proto is embedded (the agent ships as one file) and loaded once through a temporary
-// file. Failed calls throw CriError, whose message reads like Go's gRPC errors
-// (`rpc error: code = NotFound desc = ...`) because users see it in pod statuses and events.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// uses. The proto is embedded (the agent ships as one file); methods.ts makes the codecs. Failed
+// calls throw CriError, whose message reads like Go's gRPC errors (`rpc error: code = NotFound
+// desc = ...`) because users see it in pod statuses and events.
 import { Client, credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
-import { loadSync, type MethodDefinition, type PackageDefinition } from '@grpc/proto-loader';
-import { CRI_PROTO } from './proto.js';
+import { type CriService, criMethod } from './methods.js';
 import type {
   Container,
   ContainerConfig,
@@ -80,30 +76,6 @@ export class CriError extends Error {
 
 export function isCriNotFound(error: unknown): boolean {
   return error instanceof CriError && error.notFound;
-}
-
-let definition: PackageDefinition | undefined;
-
-function packageDefinition(): PackageDefinition {
-  if (definition) return definition;
-  const dir = mkdtempSync(join(tmpdir(), 'tkube-cri-'));
-  try {
-    const file = join(dir, 'api.proto');
-    writeFileSync(file, CRI_PROTO);
-    definition = loadSync(file, { keepCase: false, longs: Number, enums: String, defaults: true });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return definition;
-}
-
-type Method = MethodDefinition<object, object>;
-
-function methodOf(service: 'RuntimeService' | 'ImageService', name: string): Method {
-  const svc = packageDefinition()[`runtime.v1.${service}`] as Record<string, Method> | undefined;
-  const method = svc?.[name];
-  if (!method) throw new Error(`CRI method ${service}.${name} is not in the embedded proto`);
-  return method;
 }
 
 /**
@@ -311,20 +283,20 @@ export class CriClient {
   }
 
   private call<R>(
-    service: 'RuntimeService' | 'ImageService',
+    service: CriService,
     name: string,
     request: object,
     timeoutMs = this.timeoutMs,
   ): Promise<R> {
-    const method = methodOf(service, name);
+    const method = criMethod(service, name);
     const started = performance.now();
     const observe = (failed: boolean) =>
       this.onOperation?.(OPERATION_TYPES[name] ?? name, (performance.now() - started) / 1000, failed);
     return new Promise<R>((resolve, reject) => {
       this.client.makeUnaryRequest<object, object>(
         method.path,
-        method.requestSerialize,
-        method.responseDeserialize,
+        method.serialize,
+        method.deserialize,
         request,
         new Metadata(),
         { deadline: Date.now() + timeoutMs },
