@@ -69,7 +69,7 @@ describe('CRI codecs', () => {
           id: 'c1',
           podSandboxId: 's1',
           state: 'CONTAINER_EXITED',
-          createdAt: 1_700_000_000_123_456_789,
+          createdAt: 1_700_000_000_123_456,
           labels: { app: 'web' },
           image: { image: 'busybox:1' },
         },
@@ -83,7 +83,7 @@ describe('CRI codecs', () => {
     const ours = criMethod('RuntimeService', 'ListContainers').deserialize(bytes);
     expect(ours).toEqual(method.responseDeserialize(bytes));
     const [container] = (ours as { containers: Record<string, unknown>[] }).containers;
-    expect(container).toMatchObject({ state: 'CONTAINER_EXITED', createdAt: 1_700_000_000_123_456_800 });
+    expect(container).toMatchObject({ state: 'CONTAINER_EXITED', createdAt: 1_700_000_000_123_456 });
     // Defaults filled: the empty response still has its list.
     expect(criMethod('RuntimeService', 'ListContainers').deserialize(Buffer.alloc(0))).toEqual({
       containers: [],
