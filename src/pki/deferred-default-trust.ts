@@ -15,6 +15,15 @@ export const DEFERRED_EXTRA_CA_CERTS_ENV = 'TKUBE_EXTRA_CA_CERTS';
 export const DEFERRED_TRUST_ENV = 'TKUBE_DEFAULT_TRUST';
 const DEFERRED = 'deferred';
 const OPENSSL_STORE_OPTION = '--use-openssl-ca';
+/**
+ * Node on OpenSSL's store, emptied: its first TLS context parses nothing. The node agent, which
+ * trusts only the CA it is given, runs with these too (in its start program).
+ */
+export const EMPTIED_OPENSSL_STORE_ENV: Readonly<Record<string, string>> = {
+  SSL_CERT_FILE: '/dev/null',
+  SSL_CERT_DIR: '/dev/null',
+  NODE_OPTIONS: OPENSSL_STORE_OPTION,
+};
 /** Node's options choosing a CA store: a user who set one keeps it, and Node's behaviour with it. */
 const STORE_OPTIONS = /(^|\s)--use-(openssl|bundled)-ca(\s|$)/;
 
@@ -25,9 +34,8 @@ export function deferDefaultTrust(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
     ...rest,
     ...(file && { [DEFERRED_EXTRA_CA_CERTS_ENV]: file }),
+    ...EMPTIED_OPENSSL_STORE_ENV,
     NODE_OPTIONS: rest.NODE_OPTIONS ? `${rest.NODE_OPTIONS} ${OPENSSL_STORE_OPTION}` : OPENSSL_STORE_OPTION,
-    SSL_CERT_FILE: '/dev/null',
-    SSL_CERT_DIR: '/dev/null',
     [DEFERRED_TRUST_ENV]: DEFERRED,
   };
 }

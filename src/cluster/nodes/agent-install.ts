@@ -16,6 +16,7 @@ import {
   issueServingCertificate,
 } from '../../pki/certificates.js';
 import { NODE_USER_PREFIX, NODES_GROUP } from '../../pki/cluster-pki.js';
+import { EMPTIED_OPENSSL_STORE_ENV } from '../../pki/deferred-default-trust.js';
 import { ensurePrivateDirectory, PUBLIC_FILE_MODE, writeFileAtomically } from '../../pki/pki-files.js';
 import type { NodeMount } from '../../providers/types.js';
 import { ClusterError } from '../errors.js';
@@ -29,14 +30,16 @@ const PKI_DIR = `${CONFIG_DIR}/pki`;
 
 /**
  * The agent trusts only the CAs its configuration names (the cluster's): its TLS contexts take
- * OpenSSL's store, emptied here, instead of Node.js's bundled roots, which Node parses (~140
+ * OpenSSL's store, emptied, instead of Node.js's bundled roots, which Node parses (~140
  * certificates, 30-90 ms of CPU) for the first TLS context of a process whatever its `ca`.
  * NODE_OPTIONS rather than a flag: the single tkube executable, installed as node, reads no
  * runtime flags from its command line.
  */
 const AGENT_START_PROGRAM = [
   '#!/bin/sh',
-  `SSL_CERT_FILE=/dev/null SSL_CERT_DIR=/dev/null NODE_OPTIONS=--use-openssl-ca exec node ${AGENT_DIR}/agent.mjs ${CONFIG_PATH}`,
+  `${Object.entries(EMPTIED_OPENSSL_STORE_ENV)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ')} exec node ${AGENT_DIR}/agent.mjs ${CONFIG_PATH}`,
   '',
 ].join('\n');
 

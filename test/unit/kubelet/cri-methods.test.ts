@@ -1,23 +1,12 @@
 // The CRI codecs made with protobufjs alone (cri/methods.ts) against @grpc/proto-loader's, which
 // the client used before and the test CRI servers still use: the same bytes out, the same objects
 // in (camelCase fields, enums as names, 64-bit integers as numbers, defaults filled).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
-import { afterAll, describe, expect, it } from 'vitest';
+import type { MethodDefinition } from '@grpc/proto-loader';
+import { describe, expect, it } from 'vitest';
 import { criMethod } from '../../../src/agent/kubelet/cri/methods.js';
-import { CRI_PROTO } from '../../../src/agent/kubelet/cri/proto.js';
+import { loadCriProto } from '../../support/cri-proto-loader.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'cri-methods-'));
-writeFileSync(join(dir, 'api.proto'), CRI_PROTO);
-const definition = loadSync(join(dir, 'api.proto'), {
-  keepCase: false,
-  longs: Number,
-  enums: String,
-  defaults: true,
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const definition = loadCriProto();
 
 function reference(service: string, name: string): MethodDefinition<object, object> {
   return (definition[`runtime.v1.${service}`] as Record<string, MethodDefinition<object, object>>)[name]!;

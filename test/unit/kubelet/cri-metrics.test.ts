@@ -1,6 +1,6 @@
 // The kubelet's runtime metrics against a CRI server on a unix socket: every call is counted
 // under the kubelet's operation type, failures too; PLEG's relist counts pods and containers.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -12,13 +12,12 @@ import {
   status,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../../src/agent/kubelet/cri/client.js';
-import { CRI_PROTO } from '../../../src/agent/kubelet/cri/proto.js';
 import { KubeletMetrics } from '../../../src/agent/kubelet/metrics.js';
 import { Pleg } from '../../../src/agent/kubelet/pleg.js';
 import { POD_UID_LABEL } from '../../../src/agent/kubelet/runtime/labels.js';
+import { loadCriProto } from '../../support/cri-proto-loader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cri-metrics-'));
 const socket = join(dir, 'cri.sock');
@@ -47,8 +46,7 @@ const container = (id: string, uid: string, state: string) => ({
 });
 
 beforeAll(async () => {
-  writeFileSync(join(dir, 'api.proto'), CRI_PROTO);
-  const definition = loadSync(join(dir, 'api.proto'), { keepCase: false, longs: Number, enums: String });
+  const definition = loadCriProto({ keepCase: false, longs: Number, enums: String });
   server = new Server();
   const implementation: Record<string, Handler> = {
     version: answer({ version: '0.1.0', runtimeName: 'fake', runtimeVersion: '1', runtimeApiVersion: 'v1' }),

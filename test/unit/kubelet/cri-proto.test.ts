@@ -1,21 +1,11 @@
 // The embedded CRI proto must number fields as upstream api.proto does: the runtime decodes by
 // number. Each row encodes one field alone and reads its tag back.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadSync, type MessageTypeDefinition } from '@grpc/proto-loader';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import { describe, expect, it } from 'vitest';
 import { CriError } from '../../../src/agent/kubelet/cri/client.js';
-import { CRI_PROTO } from '../../../src/agent/kubelet/cri/proto.js';
+import { loadCriProto } from '../../support/cri-proto-loader.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'cri-proto-'));
-writeFileSync(join(dir, 'api.proto'), CRI_PROTO);
-const definition = loadSync(join(dir, 'api.proto'), {
-  keepCase: false,
-  longs: Number,
-  enums: String,
-  defaults: true,
-});
+const definition = loadCriProto();
 
 function fieldNumber(message: string, value: object): number {
   const type = definition[`runtime.v1.${message}`] as MessageTypeDefinition<object, object>;
