@@ -312,7 +312,9 @@ export async function up(options: UpOptions): Promise<UpResult> {
               image: nodeImage!,
               nodes: planned,
             });
-            containersStarted = containersCreated.then(() => docker!.waitForNodeRuntimes(provider, planned));
+            containersStarted = containersCreated.then(() =>
+              docker!.waitForNodeRuntimes(provider, planned, paths.dir),
+            );
             containersStarted.catch(() => undefined);
           },
         },

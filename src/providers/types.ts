@@ -72,6 +72,16 @@ export interface NodeInfo {
   image: string;
 }
 
+export interface ContainerdWaitOptions {
+  /** Default 30 s. */
+  timeoutMs?: number;
+  /**
+   * The host directory mounted at the node's /run/tkube (empty when the node was created): the
+   * ready marker is watched there rather than through a command run in the node.
+   */
+  runDirOnHost?: string;
+}
+
 export interface ExecOptions {
   /** Written to the command's stdin, which is then closed. */
   input?: string | Uint8Array | NodeJS.ReadableStream;
@@ -127,7 +137,7 @@ export interface NodeProvider {
   /** Creates and starts a node; its name is `<cluster>-node-<index>`. */
   createNode(spec: NodeSpec): Promise<NodeInfo>;
   /** Resolves once containerd answers in the node and the pause image is in place. */
-  waitForContainerd(node: string, timeoutMs?: number): Promise<void>;
+  waitForContainerd(node: string, options?: ContainerdWaitOptions): Promise<void>;
   exec(node: string, command: string[], options?: ExecOptions): Promise<ExecResult>;
   /** Writes `content` to `path` in the node (parent directories created). */
   copyFile(

@@ -4,10 +4,11 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** `config` is the node's /etc/tkube, `program` its /opt/tkube/agent. */
+/** `config` is the node's /etc/tkube, `program` its /opt/tkube/agent, `run` its /run/tkube. */
 export interface AgentDirectories {
   readonly config: string;
   readonly program: string;
+  readonly run: string;
 }
 
 function nodeDirectory(clusterDir: string, node: string): string {
@@ -16,7 +17,7 @@ function nodeDirectory(clusterDir: string, node: string): string {
 
 export function agentDirectories(clusterDir: string, node: string): AgentDirectories {
   const base = nodeDirectory(clusterDir, node);
-  return { config: join(base, 'etc'), program: join(base, 'agent') };
+  return { config: join(base, 'etc'), program: join(base, 'agent'), run: join(base, 'run') };
 }
 
 export function removeAgentDirectories(clusterDir: string, node: string): Promise<void> {

@@ -4,6 +4,7 @@
 // the node from its creation: no copy through the engine (an archive unpacked by a helper process
 // per node), and the agent starts as soon as containerd runs.
 import { existsSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentConfig } from '../../agent/config.js';
@@ -18,6 +19,7 @@ import {
 import { NODE_USER_PREFIX, NODES_GROUP } from '../../pki/cluster-pki.js';
 import { EMPTIED_OPENSSL_STORE_ENV } from '../../pki/deferred-default-trust.js';
 import { ensurePrivateDirectory, PUBLIC_FILE_MODE, writeFileAtomically } from '../../pki/pki-files.js';
+import { NODE_RUN_DIR } from '../../providers/docker/image/layout.js';
 import type { NodeMount } from '../../providers/types.js';
 import { ClusterError } from '../errors.js';
 import { agentDirectories } from './agent-directories.js';
@@ -97,15 +99,19 @@ export interface AgentInstall {
  * Makes a node's (still empty) agent directories and returns the mounts that put them into its
  * container: the entrypoint starts the agent once its start program appears there. The
  * configuration is read-only in the node; the program directory is not, so that an agent whose
- * code cache V8 rejects can write a fresh one.
+ * code cache V8 rejects can write a fresh one. The entrypoint's run directory (its containerd-ready
+ * marker, the agent's pid) is mounted too, emptied first, so that `up` sees containerd ready
+ * without running a command in the node.
  */
 export async function prepareAgentMounts(clusterDir: string, node: string): Promise<NodeMount[]> {
   const dirs = agentDirectories(clusterDir, node);
+  await rm(dirs.run, { recursive: true, force: true });
   // The host user's alone: the configuration holds keys.
-  await Promise.all([dirs.config, dirs.program].map(ensurePrivateDirectory));
+  await Promise.all([dirs.config, dirs.program, dirs.run].map(ensurePrivateDirectory));
   return [
     { hostPath: dirs.config, containerPath: CONFIG_DIR, readOnly: true },
     { hostPath: dirs.program, containerPath: AGENT_DIR },
+    { hostPath: dirs.run, containerPath: NODE_RUN_DIR },
   ];
 }
 

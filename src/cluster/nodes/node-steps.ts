@@ -7,6 +7,7 @@ import { DockerProvider } from '../../providers/docker/provider.js';
 import { ensureRegistry, removeRegistry } from '../../providers/docker/registry/registry-container.js';
 import type { ClusterNetwork, NodeProvider } from '../../providers/types.js';
 import { ClusterError, errorMessage } from '../errors.js';
+import { agentDirectories } from './agent-directories.js';
 import {
   installAgent,
   issueClusterDnsCertificate,
@@ -57,7 +58,7 @@ export interface NodeContainers {
 /** Creates and starts every node container concurrently; resolves once containerd runs in each. */
 export async function startNodeContainers(provider: NodeProvider, containers: NodeContainers): Promise<void> {
   await createNodeContainers(provider, containers);
-  await waitForNodeRuntimes(provider, containers.nodes);
+  await waitForNodeRuntimes(provider, containers.nodes, containers.clusterDir);
 }
 
 /**
@@ -85,12 +86,20 @@ export async function createNodeContainers(
   );
 }
 
-/** Waits for containerd in each node (the entrypoint starts an installed agent after it). */
+/**
+ * Waits for containerd in each node (the entrypoint starts an installed agent after it), its ready
+ * marker watched in the node's run directory on the host (see prepareAgentMounts).
+ */
 export async function waitForNodeRuntimes(
   provider: NodeProvider,
   nodes: readonly PlannedNode[],
+  clusterDir: string,
 ): Promise<void> {
-  await Promise.all(nodes.map((node) => provider.waitForContainerd(node.name)));
+  await Promise.all(
+    nodes.map((node) =>
+      provider.waitForContainerd(node.name, { runDirOnHost: agentDirectories(clusterDir, node.name).run }),
+    ),
+  );
 }
 
 /** Creates (or reuses a shared) local registry on the cluster network; see cluster/registry. */

@@ -3,6 +3,7 @@
 import type Dockerode from 'dockerode';
 import type {
   ClusterNetwork,
+  ContainerdWaitOptions,
   CopyFileOptions,
   ExecOptions,
   ExecResult,
@@ -18,6 +19,7 @@ import type {
   RemovedResources,
 } from '../types.js';
 import { removeClusterResources, removeNodeResources } from './cleanup.js';
+import { waitForContainerdInNode, waitForContainerdMarker } from './containerd-wait.js';
 import {
   assertDockerAvailable,
   createDockerClient,
@@ -26,9 +28,7 @@ import {
 } from './docker-client.js';
 import { DockerProviderError, engineMessage, engineStatusCode, isConflict } from './errors.js';
 import { execInContainer } from './exec.js';
-import { CONTAINERD_READY_MARKER } from './image/layout.js';
 import { loadImagesIntoNodes } from './image-load.js';
-import { containerLogTail } from './logs.js';
 import {
   CLUSTER_LABEL,
   clusterFilter,
@@ -79,27 +79,13 @@ export class DockerProvider implements NodeProvider {
     });
   }
 
-  waitForContainerd(node: string, timeoutMs = DEFAULT_CONTAINERD_TIMEOUT_MS): Promise<void> {
-    return this.#engine(async () => {
-      // One exec that waits inside the node: polling from here would cost an exec per try.
-      const tries = Math.max(1, Math.ceil(timeoutMs / 50));
-      const script =
-        `i=0; until [ -e ${CONTAINERD_READY_MARKER} ]; do i=$((i + 1)); ` +
-        `[ "$i" -le ${tries} ] || exit 3; sleep 0.05; done`;
-      let failure: string;
-      try {
-        const result = await execInContainer(this.docker, node, ['sh', '-c', script]);
-        if (result.exitCode === 0) return;
-        failure = result.exitCode === 3 ? `not ready after ${timeoutMs / 1000} s` : result.stderr.trim();
-      } catch (error) {
-        if (isConnectionError(error)) throw error;
-        failure = engineMessage(error);
-      }
-      const logs = await containerLogTail(this.docker, node, 20).catch(() => '');
-      throw new DockerProviderError(
-        `containerd in node ${node} did not start: ${failure}${logs ? `\nlast lines of the node's log:\n${logs}` : ''}`,
-      );
-    });
+  waitForContainerd(node: string, options: ContainerdWaitOptions = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_CONTAINERD_TIMEOUT_MS;
+    return this.#engine(() =>
+      options.runDirOnHost === undefined
+        ? waitForContainerdInNode(this.docker, node, timeoutMs)
+        : waitForContainerdMarker(this.docker, node, options.runDirOnHost, timeoutMs),
+    );
   }
 
   exec(node: string, command: string[], options?: ExecOptions): Promise<ExecResult> {

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docker, e2eClusterName, e2eSubnet, provider, sharedNodeImage } from './support.js';
@@ -133,6 +136,44 @@ describe('docker provider: nodes', () => {
     const images = await provider.exec(node, ['ctr', '--namespace', 'k8s.io', 'images', 'ls', '-q']);
     expect(images.stdout.split('\n')).toContain('tkube.local/pause:1');
     expect(await agentRuns(2)).toBe(0);
+  });
+
+  it('waits for containerd through a run directory on the host, and fails at once when the node cannot start', async () => {
+    const image = await sharedNodeImage();
+    const runDirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'tkube-e2e-run-')));
+    try {
+      const [healthy, failing] = [2, 3].map((index, i) => ({
+        cluster,
+        index,
+        role: 'worker' as const,
+        image: image.tag,
+        ip: net.ip(10 + index),
+        mounts: [{ hostPath: runDirs[i]!, containerPath: '/run/tkube' }],
+      }));
+      await provider.createNode(healthy!);
+      // The entrypoint refuses an unknown iptables mode and exits; the engine restarts it.
+      await provider.createNode({ ...failing!, env: { TKUBE_IPTABLES_MODE: 'bogus' } });
+
+      await provider.waitForContainerd(`${cluster}-node-2`, { runDirOnHost: runDirs[0] });
+      expect(existsSync(join(runDirs[0]!, 'containerd.ready'))).toBe(true);
+
+      const started = Date.now();
+      const failure = await provider
+        .waitForContainerd(`${cluster}-node-3`, { runDirOnHost: runDirs[1] })
+        .then(
+          () => 'resolved',
+          (error: Error) => error.message,
+        );
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(failure).toMatch(
+        /^containerd in node .*-node-3 did not start: its container (was restarted|is exited)/,
+      );
+      expect(failure).toContain('TKUBE_IPTABLES_MODE must be nft or legacy, not bogus');
+      expect(existsSync(join(runDirs[1]!, 'containerd.ready'))).toBe(false);
+    } finally {
+      await Promise.all([2, 3].map((index) => provider.removeNode(`${cluster}-node-${index}`)));
+      for (const dir of runDirs) rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('ensureNetwork is idempotent and refuses a different subnet', async () => {

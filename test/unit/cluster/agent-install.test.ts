@@ -1,7 +1,7 @@
 // The agent's files on the host: each node's directories under the cluster's state directory,
 // the mounts that put them into the node, and the install that fills them (the start program
 // last, every file whole, keys private).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -65,16 +65,20 @@ async function install(bundle: AgentBundle = BUNDLE): Promise<void> {
 const mode = (path: string) => statSync(path).mode & 0o777;
 
 describe('agent files on the host', () => {
-  it('mounts the node directory: configuration read-only at /etc/tkube, the program at /opt/tkube/agent', async () => {
-    const mounts = await prepareAgentMounts(clusterDir, NODE.name);
+  it('mounts the node directory: configuration read-only at /etc/tkube, the program at /opt/tkube/agent, an emptied run directory', async () => {
     const dirs = agentDirectories(clusterDir, NODE.name);
+    // A ready marker left by an earlier node of that name would end the next wait at once.
+    mkdirSync(dirs.run, { recursive: true });
+    writeFileSync(join(dirs.run, 'containerd.ready'), '');
+    const mounts = await prepareAgentMounts(clusterDir, NODE.name);
     expect(mounts).toEqual([
       { hostPath: dirs.config, containerPath: '/etc/tkube', readOnly: true },
       { hostPath: dirs.program, containerPath: '/opt/tkube/agent' },
+      { hostPath: dirs.run, containerPath: '/run/tkube' },
     ]);
     expect(dirs.config).toBe(join(clusterDir, 'nodes', NODE.name, 'etc'));
     // Empty, and the host user's alone (they will hold keys).
-    for (const dir of [dirs.config, dirs.program]) {
+    for (const dir of [dirs.config, dirs.program, dirs.run]) {
       expect(readdirSync(dir)).toEqual([]);
       expect(mode(dir)).toBe(0o700);
     }
