@@ -77,56 +77,82 @@ function hasControlCharacter(text: string): boolean {
   return false;
 }
 
+/** The exchange a backend connection's events go to while it holds the connection. */
+export interface BackendUser {
+  onBackendData(chunk: Buffer): void;
+  onBackendClose(): void;
+}
+
+/**
+ * A keep-alive connection to a backend. Its listeners are set once, at connect, and pass its
+ * events to the exchange holding it: no listeners added and removed per request (a 'data'
+ * listener added to a stream also schedules its resumption). While it idles in the pool, the
+ * backend closing it (its keep-alive timeout) or speaking out of turn ends it.
+ */
+export class BackendConnection {
+  user: BackendUser | undefined;
+  /** Called when the connection ends while idle, to take it out of the pool. */
+  onIdleEnd: (() => void) | undefined;
+
+  constructor(readonly socket: net.Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      if (this.user) this.user.onBackendData(chunk);
+      else this.endIdle();
+    });
+    socket.on('end', () => {
+      if (!this.user) this.endIdle();
+    });
+    socket.on('close', () => {
+      if (this.user) this.user.onBackendClose();
+      else this.endIdle();
+    });
+    socket.on('error', () => undefined);
+  }
+
+  private endIdle(): void {
+    this.onIdleEnd?.();
+    this.onIdleEnd = undefined;
+    this.socket.destroy();
+  }
+}
+
 /** Idle keep-alive connections to backends, newest first out, dropped when the backend closes them. */
 export class BackendPool {
-  private readonly idle = new Map<string, net.Socket[]>();
-  private readonly forget = new Map<net.Socket, () => void>();
+  private readonly idle = new Map<string, BackendConnection[]>();
 
   constructor(private readonly maxIdlePerBackend = 256) {}
 
-  acquire(host: string, port: number): net.Socket {
-    const sockets = this.idle.get(`${host}:${port}`);
-    let socket = sockets?.pop();
-    while (socket?.destroyed) socket = sockets?.pop();
-    if (socket) {
-      const forget = this.forget.get(socket)!;
-      this.forget.delete(socket);
-      socket.off('close', forget);
-      socket.off('end', forget);
-      socket.off('data', forget);
-      return socket;
-    }
-    const fresh = net.connect({ host, port, noDelay: true });
-    fresh.on('error', () => undefined);
-    return fresh;
+  /** A connection to the backend (idle or new) whose events go to `user` until it is released. */
+  acquire(host: string, port: number, user: BackendUser): BackendConnection {
+    const connections = this.idle.get(`${host}:${port}`);
+    let connection = connections?.pop();
+    while (connection?.socket.destroyed) connection = connections?.pop();
+    if (!connection) connection = new BackendConnection(net.connect({ host, port, noDelay: true }));
+    connection.onIdleEnd = undefined;
+    connection.user = user;
+    return connection;
   }
 
-  release(host: string, port: number, socket: net.Socket): void {
+  release(host: string, port: number, connection: BackendConnection): void {
+    connection.user = undefined;
     const key = `${host}:${port}`;
-    const sockets = this.idle.get(key) ?? [];
-    if (sockets.length >= this.maxIdlePerBackend || socket.destroyed) {
-      socket.destroy();
+    const connections = this.idle.get(key) ?? [];
+    if (connections.length >= this.maxIdlePerBackend || connection.socket.destroyed) {
+      connection.socket.destroy();
       return;
     }
-    sockets.push(socket);
-    this.idle.set(key, sockets);
-    // Closed by the backend (its keep-alive timeout) or speaking out of turn: never reused.
-    const forget = () => {
-      this.forget.delete(socket);
-      const at = sockets.indexOf(socket);
-      if (at >= 0) sockets.splice(at, 1);
-      socket.destroy();
+    connections.push(connection);
+    this.idle.set(key, connections);
+    connection.onIdleEnd = () => {
+      const at = connections.indexOf(connection);
+      if (at >= 0) connections.splice(at, 1);
     };
-    this.forget.set(socket, forget);
-    socket.once('close', forget);
-    socket.once('end', forget);
-    socket.once('data', forget);
   }
 
   destroy(): void {
-    for (const sockets of this.idle.values()) for (const socket of sockets) socket.destroy();
+    for (const connections of this.idle.values())
+      for (const connection of connections) connection.socket.destroy();
     this.idle.clear();
-    this.forget.clear();
   }
 }
 
@@ -143,7 +169,8 @@ interface RequestHead {
   readonly minor: number;
   readonly host: string;
   readonly passed: string;
-  readonly headers: Record<string, string[]>;
+  /** The head's header lines as they came (checked), read again only for an upgrade. */
+  readonly headerLines: readonly string[];
   readonly forwardedFor: string;
   readonly contentLength: number | undefined;
   readonly chunked: boolean;
@@ -153,7 +180,8 @@ interface RequestHead {
 
 /** The head of `text` (without its final CRLF CRLF), or the status to refuse it with. */
 export function parseRequestHead(text: string): RequestHead | 400 {
-  const lines = text.replace(/^(?:\r\n)+/, '').split('\r\n');
+  // Empty lines before a request line are skipped (RFC 9112 2.2).
+  const lines = (text.charCodeAt(0) === 13 ? text.replace(/^(?:\r\n)+/, '') : text).split('\r\n');
   const line = REQUEST_LINE.exec(lines[0]!);
   if (!line || hasControlCharacter(line[2]!)) return 400;
   const minor = Number(line[3]);
@@ -166,7 +194,6 @@ export function parseRequestHead(text: string): RequestHead | 400 {
   let close = minor === 0;
   let connectionUpgrade = false;
   let upgradeTo = false;
-  const headers: Record<string, string[]> = {};
   for (let i = 1; i < lines.length; i++) {
     const header = lines[i]!;
     const colon = header.indexOf(':');
@@ -176,9 +203,6 @@ export function parseRequestHead(text: string): RequestHead | 400 {
     const value = header.slice(colon + 1).trim();
     if (hasControlCharacter(value)) return 400;
     const lower = name.toLowerCase();
-    const values = headers[lower];
-    if (values) values.push(value);
-    else headers[lower] = [value];
     switch (lower) {
       case 'host':
         if (host !== undefined) return 400;
@@ -225,7 +249,7 @@ export function parseRequestHead(text: string): RequestHead | 400 {
     minor,
     host: host ?? '',
     passed,
-    headers,
+    headerLines: lines.slice(1),
     forwardedFor,
     contentLength,
     chunked,
@@ -234,12 +258,18 @@ export function parseRequestHead(text: string): RequestHead | 400 {
   };
 }
 
+function ignoreError(): void {}
+
+function destroyOnTimeout(this: net.Socket): void {
+  this.destroy();
+}
+
 /** One client connection: its requests one at a time, each to the backend its host and path name. */
-export class Http1Connection {
+export class Http1Connection implements BackendUser {
   private buffered: Buffer | undefined;
   private request: RequestHead | undefined;
   private requestBody: BodyFraming | undefined;
-  private backend: net.Socket | undefined;
+  private backend: BackendConnection | undefined;
   private target: { host: string; port: number } | undefined;
   private responseHead: Buffer | undefined;
   private responseBody: BodyFraming | undefined;
@@ -258,8 +288,8 @@ export class Http1Connection {
     client.on('data', this.onClientData);
     client.on('end', this.onClientEnd);
     client.on('close', this.onClientClose);
-    client.on('error', () => undefined);
-    client.on('timeout', () => client.destroy());
+    client.on('error', ignoreError);
+    client.on('timeout', destroyOnTimeout);
     client.setTimeout(HEADERS_MS);
   }
 
@@ -282,7 +312,7 @@ export class Http1Connection {
   private readonly onClientClose = (): void => {
     if (this.backend) {
       this.detachBackend();
-      this.backend.destroy();
+      this.backend.socket.destroy();
       this.backend = undefined;
     }
     this.request = undefined;
@@ -325,10 +355,8 @@ export class Http1Connection {
       return;
     }
     this.target = { host: target.host, port: target.port };
-    const backend = this.options.pool.acquire(target.host, target.port);
-    this.backend = backend;
-    backend.on('data', this.onBackendData);
-    backend.on('close', this.onBackendClose);
+    this.backend = this.options.pool.acquire(target.host, target.port, this);
+    const backend = this.backend.socket;
     this.remoteAddress ??= this.client.remoteAddress ?? '';
     const client = this.remoteAddress;
     const length =
@@ -362,10 +390,10 @@ export class Http1Connection {
     if (
       taken > 0 &&
       this.backend &&
-      !this.backend.write(taken === chunk.length ? chunk : chunk.subarray(0, taken))
+      !this.backend.socket.write(taken === chunk.length ? chunk : chunk.subarray(0, taken))
     ) {
       this.client.pause();
-      this.backend.once('drain', () => {
+      this.backend.socket.once('drain', () => {
         if (this.request) this.client.resume();
       });
     }
@@ -379,7 +407,7 @@ export class Http1Connection {
     if (framing.done && !this.backend && this.request && this.answered) this.finish(false);
   }
 
-  private readonly onBackendData = (chunk: Buffer): void => {
+  readonly onBackendData = (chunk: Buffer): void => {
     if (this.responseBody) {
       this.forwardResponseBody(chunk, 0);
       return;
@@ -472,7 +500,7 @@ export class Http1Connection {
     if (taken > 0) {
       const body = offset === 0 && taken === chunk.length ? chunk : chunk.subarray(offset, offset + taken);
       if (!this.client.write(body)) {
-        const backend = this.backend!;
+        const backend = this.backend!.socket;
         backend.pause();
         this.client.once('drain', () => backend.resume());
       }
@@ -482,7 +510,7 @@ export class Http1Connection {
     if (framing.done) this.finish(true);
   }
 
-  private readonly onBackendClose = (): void => {
+  readonly onBackendClose = (): void => {
     if (this.responseBody?.closeDelimited) {
       this.backend = undefined;
       this.finish(false);
@@ -496,7 +524,7 @@ export class Http1Connection {
     const backend = this.backend;
     if (backend) {
       this.detachBackend();
-      backend.destroy();
+      backend.socket.destroy();
       this.backend = undefined;
     }
     if (this.answered) {
@@ -525,7 +553,7 @@ export class Http1Connection {
       this.detachBackend();
       if (fromBackend && this.reuseBackend && this.requestBody?.done) {
         this.options.pool.release(this.target!.host, this.target!.port, backend);
-      } else backend.destroy();
+      } else backend.socket.destroy();
       this.backend = undefined;
     }
     // A request body not read to its end leaves the client's connection out of step.
@@ -540,8 +568,11 @@ export class Http1Connection {
       if (bodyRead && !this.buffered && !this.clientEnded) {
         // Nothing more is expected from the client (nginx's lingering close is off then too):
         // the socket closes once the answer is handed to the kernel, not at the client's FIN.
+        // Mostly the kernel took it at once: closing sends the FIN after it, no shutdown first.
         const client = this.client;
-        client.end(() => client.destroy());
+        client.uncork();
+        if (client.writableLength === 0) client.destroy();
+        else client.end(() => client.destroy());
         return;
       }
       // What the client still sends is read and dropped until it closes.
@@ -554,8 +585,7 @@ export class Http1Connection {
   }
 
   private detachBackend(): void {
-    this.backend?.off('data', this.onBackendData);
-    this.backend?.off('close', this.onBackendClose);
+    if (this.backend) this.backend.user = undefined;
     this.responseHead = undefined;
   }
 
@@ -575,8 +605,14 @@ export class Http1Connection {
       return;
     }
     const backend = net.connect({ host: target.host, port: target.port });
-    const headers: Record<string, string[]> = { ...head.headers };
-    delete headers['x-forwarded-for'];
+    const headers: Record<string, string[]> = {};
+    for (const header of head.headerLines) {
+      const colon = header.indexOf(':');
+      const lower = header.slice(0, colon).toLowerCase();
+      const value = header.slice(colon + 1).trim();
+      if (headers[lower]) headers[lower].push(value);
+      else headers[lower] = [value];
+    }
     headers['x-forwarded-for'] = [client.remoteAddress ?? ''];
     void joinUpgraded(client, backend, requestHead(head.method, head.target, head.host, headers), rest);
   }

@@ -79,6 +79,8 @@ describe('ingress proxy over HTTP/1.1', () => {
   const ports: number[] = [];
   /** Connections each backend accepted. */
   const accepted = [0, 0];
+  let chattyConnections = 0;
+  const extraServers: net.Server[] = [];
   let proxy: IngressProxy;
   let proxyPort = 0;
 
@@ -126,6 +128,19 @@ describe('ingress proxy over HTTP/1.1', () => {
       backends.push(backend);
       ports.push((backend.address() as AddressInfo).port);
     }
+    // A raw backend that, after each answer, sends bytes out of turn on the idle connection.
+    const chatty = net.createServer((socket) => {
+      const connection = ++chattyConnections;
+      socket.on('data', () => {
+        const body = `connection ${connection}`;
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+        setTimeout(() => socket.write('out of turn'), 50);
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => chatty.listen(0, '127.0.0.1', resolve));
+    extraServers.push(chatty);
+    const chattyPort = (chatty.address() as AddressInfo).port;
     const closed = net.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const closedPort = (closed.address() as AddressInfo).port;
@@ -139,6 +154,7 @@ describe('ingress proxy over HTTP/1.1', () => {
       resolve: (host, path): Resolution => {
         if (path.startsWith('/nothing')) return { kind: 'not-found' };
         if (host === 'down.test') return { kind: 'backend', host: '127.0.0.1', port: closedPort };
+        if (host === 'chatty.test') return { kind: 'backend', host: '127.0.0.1', port: chattyPort };
         return { kind: 'backend', host: '127.0.0.1', port: ports[host === 'two.test' ? 1 : 0]! };
       },
     });
@@ -147,6 +163,7 @@ describe('ingress proxy over HTTP/1.1', () => {
 
   afterAll(async () => {
     await proxy.close();
+    for (const server of extraServers) await new Promise((resolve) => server.close(resolve));
     for (const backend of backends) {
       backend.closeAllConnections();
       await new Promise((resolve) => backend.close(resolve));
@@ -249,6 +266,14 @@ describe('ingress proxy over HTTP/1.1', () => {
     } finally {
       backends[0]!.keepAliveTimeout = 5_000;
     }
+  });
+
+  it('drops a pooled backend connection that sends bytes while idle', async () => {
+    const request = 'GET / HTTP/1.1\r\nHost: chatty.test\r\nConnection: close\r\n\r\n';
+    expect(await exchange(request)).toMatch(/^HTTP\/1\.1 200 OK\r\n.*\r\n\r\nconnection 1$/s);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The first connection spoke out of turn: a reused one would have its bytes read as the answer.
+    expect(await exchange(request)).toMatch(/^HTTP\/1\.1 200 OK\r\n.*\r\n\r\nconnection 2$/s);
   });
 
   it('knows bodiless answers (HEAD, 204) and ones delimited by the backend closing', async () => {
