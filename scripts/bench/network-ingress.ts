@@ -149,7 +149,10 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
   }
   const runs = targets.map(() => ({ results: [] as HttpLoadResult[], nodeCpu: [] as number[] }));
   for (let round = 0; round < options.rounds; round++) {
-    for (const [t, { address, port }] of targets.entries()) {
+    // Each round starts at the next target: none is always first (after the pods' set-up, or
+    // right after another target's round).
+    for (const t of [...targets.keys()].map((i) => (i + round) % targets.length)) {
+      const { address, port } = targets[t]!;
       const cpuBefore = await containerCpuSeconds(nodes);
       const result = await runToResult<HttpLoadResult>(
         client,
