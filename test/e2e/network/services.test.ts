@@ -46,7 +46,12 @@ beforeAll(async () => {
     spec: {
       replicas: 3,
       selector: { matchLabels: { app: 'web' } },
-      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [backendContainer()] } },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        // httpd as PID 1 ignores SIGTERM: a replaced or scaled-down backend serves, terminating,
+        // for its whole grace period, which 5 s covers (the default 30 made the file wait).
+        spec: { terminationGracePeriodSeconds: 5, containers: [backendContainer()] },
+      },
     },
   };
   await cluster.client.resource<Deployment>(DEPLOYMENTS).create(deployment);
