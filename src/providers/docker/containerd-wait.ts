@@ -2,7 +2,7 @@
 // the entrypoint writes CONTAINERD_READY_MARKER once containerd answers and the pause image is in
 // place. Seen from the host when the node's /run/tkube is a host directory (polling a file costs
 // nothing), otherwise through one exec that waits inside the node.
-import { access } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Dockerode from 'dockerode';
@@ -54,7 +54,7 @@ export async function waitForContainerdMarker(
   const deadline = Date.now() + timeoutMs;
   let nextStateCheck = Date.now() + STATE_CHECK_MS;
   for (;;) {
-    if (await exists(marker)) return;
+    if (existsSync(marker)) return;
     if (Date.now() >= deadline) throw await containerdFailure(docker, node, notReady(timeoutMs));
     if (Date.now() >= nextStateCheck) {
       const stopped = await whyNotRunning(docker, node);
@@ -62,15 +62,6 @@ export async function waitForContainerdMarker(
       nextStateCheck = Date.now() + STATE_CHECK_MS;
     }
     await sleep(POLL_MS);
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 
