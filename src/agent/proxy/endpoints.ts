@@ -1,7 +1,9 @@
 // The endpoints of each service port, read from the service's EndpointSlices as kube-proxy's
 // endpointslice cache reads them (pkg/proxy/endpointslicecache.go): a slice port's name and
 // protocol pick the service port, so a targetPort given by name resolves per endpoint; the first
-// address of an endpoint counts; the same ip:port in two slices counts once.
+// address of an endpoint counts; the same ip:port in two slices counts once. Which of them a node
+// uses follows pkg/proxy/topology.go: the endpoints' node and zone hints, where every ready
+// endpoint has one and some is meant for this node (or its zone).
 import type { EndpointSlice } from '../../api/types/discovery-v1.generated.js';
 import { endpointChain, type LowerProtocol, servicePortNameString } from './chain-names.js';
 import { SERVICE_PROXY_NAME_LABEL } from './service-ports.js';
@@ -20,6 +22,26 @@ export interface EndpointInfo {
   /** On this node. */
   readonly isLocal: boolean;
   readonly chain: string;
+  /** `hints.forNodes`: the nodes that should use this endpoint (empty: no hint). */
+  readonly nodeHints: ReadonlySet<string>;
+  /** `hints.forZones`: the zones that should use this endpoint (empty: no hint). */
+  readonly zoneHints: ReadonlySet<string>;
+}
+
+/** Where this proxy runs, as topology hints name it. */
+export interface ProxyTopology {
+  readonly nodeName: string;
+  /** The node's `topology.kubernetes.io/zone` label; empty when unlabelled. */
+  readonly zone: string;
+}
+
+const NO_HINTS: ReadonlySet<string> = new Set();
+
+function hintNames(hints: readonly { name?: string }[] | undefined): ReadonlySet<string> {
+  if (!Array.isArray(hints) || hints.length === 0) return NO_HINTS;
+  const names = new Set<string>();
+  for (const hint of hints) if (typeof hint?.name === 'string' && hint.name !== '') names.add(hint.name);
+  return names.size > 0 ? names : NO_HINTS;
 }
 
 /** Key of one service port: `ns/name:port` and its protocol. */
@@ -67,6 +89,8 @@ export function endpointsBySlicePort(
           terminating: conditions.terminating === true,
           isLocal: endpoint.nodeName === nodeName,
           chain: endpointChain(nameString, protocol, address),
+          nodeHints: hintNames(endpoint.hints?.forNodes),
+          zoneHints: hintNames(endpoint.hints?.forZones),
         });
       }
     }
@@ -96,16 +120,52 @@ export interface CategorizedEndpoints {
   readonly hasAny: boolean;
 }
 
-/** pkg/proxy/topology.go's CategorizeEndpoints, without topology hints. */
+type TopologyMode = '' | 'PreferSameNode' | 'PreferSameZone';
+
+/**
+ * topologyModeFromHints: same-node when every ready endpoint has a node hint and some names this
+ * node, else same-zone when every ready endpoint has a zone hint and some names this node's zone,
+ * else none. The fallback happens here, for the whole service: never an empty choice.
+ */
+function topologyMode(endpoints: readonly EndpointInfo[], topology: ProxyTopology): TopologyMode {
+  let hasReady = false;
+  let allNodeHints = true;
+  let forNode = false;
+  let allZoneHints = true;
+  let forZone = false;
+  for (const ep of endpoints) {
+    if (!ep.ready) continue;
+    hasReady = true;
+    if (ep.nodeHints.size === 0) allNodeHints = false;
+    else if (ep.nodeHints.has(topology.nodeName)) forNode = true;
+    if (ep.zoneHints.size === 0) allZoneHints = false;
+    else if (ep.zoneHints.has(topology.zone)) forZone = true;
+  }
+  if (!hasReady) return '';
+  if (allNodeHints && forNode) return 'PreferSameNode';
+  if (allZoneHints && forZone) return 'PreferSameZone';
+  return '';
+}
+
+function availableForTopology(ep: EndpointInfo, mode: TopologyMode, topology: ProxyTopology): boolean {
+  if (mode === 'PreferSameNode') return ep.nodeHints.has(topology.nodeName);
+  if (mode === 'PreferSameZone') return ep.zoneHints.has(topology.zone);
+  return true;
+}
+
+/** pkg/proxy/topology.go's CategorizeEndpoints. */
 export function categorizeEndpoints(
   endpoints: readonly EndpointInfo[],
   usesCluster: boolean,
   usesLocal: boolean,
+  topology: ProxyTopology,
 ): CategorizedEndpoints {
   let cluster: EndpointInfo[] = [];
+  let mode: TopologyMode = '';
   let hasAny = false;
   if (usesCluster) {
-    cluster = endpoints.filter((ep) => ep.ready);
+    mode = topologyMode(endpoints, topology);
+    cluster = endpoints.filter((ep) => ep.ready && availableForTopology(ep, mode, topology));
     if (cluster.length === 0) cluster = endpoints.filter((ep) => ep.serving && ep.terminating);
     hasAny = cluster.length > 0;
   }
@@ -127,8 +187,10 @@ export function categorizeEndpoints(
     local = endpoints.filter((ep) => ep.isLocal && ep.serving && ep.terminating);
   }
   if (!usesCluster) return { cluster, local, reachable: local, hasAny };
-  // Ready local endpoints are among the cluster ones; only the terminating fallback adds some.
-  if (hasLocalReady || !hasLocalServingTerminating) return { cluster, local, reachable: cluster, hasAny };
+  // Without topology, ready local endpoints are among the cluster ones; else merge the two lists.
+  if (mode === '' && (hasLocalReady || !hasLocalServingTerminating)) {
+    return { cluster, local, reachable: cluster, hasAny };
+  }
   const merged = new Map<string, EndpointInfo>();
   for (const ep of [...cluster, ...local]) merged.set(ep.endpoint, ep);
   return { cluster, local, reachable: [...merged.values()], hasAny };

@@ -29,14 +29,16 @@ export function nodeProxy(options: NodeProxyOptions): {
   const informers = new SharedInformerFactory(options.client);
   // As kube-proxy: services another proxy handles, and headless ones, are not even listed.
   const selected = { labelSelector: PROXY_LABEL_SELECTOR };
+  // The node's own object: its zone label for zone hints, and whether it is being deleted (the
+  // healthz's nodeEligible).
+  const nodes = informers.informerFor<Node>(NODES, { fieldSelector: `metadata.name=${options.nodeName}` });
   const proxier = new Proxier({
     nodeName: options.nodeName,
     clusterCIDR: options.clusterCIDR,
     services: informers.informerFor<Service>(SERVICES, selected),
     endpointSlices: informers.informerFor<EndpointSlice>(ENDPOINT_SLICES, selected),
+    node: nodes,
   });
-  // The node's own object says whether it is being deleted (the healthz's nodeEligible).
-  const nodes = informers.informerFor<Node>(NODES, { fieldSelector: `metadata.name=${options.nodeName}` });
   const nodeEligible = () => {
     const node = nodes.lister.list()[0];
     return !node?.metadata?.deletionTimestamp;

@@ -4,7 +4,8 @@
 // a full resync. A sync writes the filter table and the nat table's fixed chains whole and, after
 // a full sync, only the service chains whose rules changed, in one iptables-restore: a failed
 // restore changes nothing, is logged and retried as a full sync.
-import type { Service } from '../../api/types/core-v1.generated.js';
+import { LABEL_TOPOLOGY_ZONE } from '../../api/topology.js';
+import type { Node, Service } from '../../api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../api/types/discovery-v1.generated.js';
 import {
   DeletedFinalStateUnknown,
@@ -37,6 +38,11 @@ export interface ProxierOptions {
   readonly clusterCIDR: string;
   readonly services: SharedInformer<Service>;
   readonly endpointSlices: SharedInformer<EndpointSlice>;
+  /**
+   * This node's own object (a field-selected informer), for its zone label as zone hints name it
+   * (kube-proxy's NodeTopologyConfig). Without it the node counts as unlabelled.
+   */
+  readonly node?: SharedInformer<Node>;
   readonly iptables?: Iptables;
   readonly conntrack?: (args: readonly string[]) => Promise<void>;
   readonly metrics?: ProxyMetrics;
@@ -131,8 +137,15 @@ export class Proxier {
     return this.lastRules;
   }
 
+  /** The node's zone label, as zone hints are matched against it. */
+  private zone(): string {
+    const node = this.options.node?.lister.list().find((n) => n.metadata?.name === this.options.nodeName);
+    return node?.metadata?.labels?.[LABEL_TOPOLOGY_ZONE] ?? '';
+  }
+
   async run(signal: AbortSignal): Promise<void> {
-    const { services, endpointSlices } = this.options;
+    const { services, endpointSlices, node } = this.options;
+    const zoneOf = (n: Node) => n.metadata?.labels?.[LABEL_TOPOLOGY_ZONE] ?? '';
     const registrations = [
       services.addEventHandler({
         onAdd: () => this.serviceChanged(),
@@ -148,6 +161,19 @@ export class Proxier {
         },
         onDelete: (slice) => this.sliceChanged(slice instanceof DeletedFinalStateUnknown ? slice.obj : slice),
       }),
+      ...(node
+        ? [
+            node.addEventHandler({
+              onAdd: (n) => {
+                if (zoneOf(n) !== '') this.changed();
+              },
+              onUpdate: (before, after) => {
+                if (zoneOf(before) !== zoneOf(after)) this.changed();
+              },
+              onDelete: () => this.changed(),
+            }),
+          ]
+        : []),
     ];
     try {
       // As kube-proxy: no rules until both caches hold the whole state, or services would flap to REJECT.
@@ -248,7 +274,11 @@ export class Proxier {
       endpoints: endpointsBySlicePort(this.options.endpointSlices.lister.list(), this.options.nodeName),
     };
     try {
-      const rules = generateRules(state, { clusterCIDR: this.options.clusterCIDR });
+      const rules = generateRules(state, {
+        clusterCIDR: this.options.clusterCIDR,
+        nodeName: this.options.nodeName,
+        zone: this.zone(),
+      });
       this.lastRules = rules;
       let input: string;
       if (full) {

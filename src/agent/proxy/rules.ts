@@ -12,7 +12,7 @@ import {
   KUBE_PROXY_FIREWALL,
   KUBE_SERVICES,
 } from './chain-names.js';
-import { categorizeEndpoints, type EndpointInfo, servicePortKey } from './endpoints.js';
+import { categorizeEndpoints, type EndpointInfo, type ProxyTopology, servicePortKey } from './endpoints.js';
 import { ruleText, type SavedTable } from './iptables.js';
 import {
   externallyAccessible,
@@ -24,7 +24,7 @@ import {
 /** kube-proxy's default `--iptables-masquerade-bit` 14, written as it writes it. */
 export const MASQUERADE_MARK = '0x004000';
 
-export interface ProxyNode {
+export interface ProxyNode extends ProxyTopology {
   /** The whole pod network: traffic from it is "local" (kube-proxy's ClusterCIDR detect-local mode). */
   readonly clusterCIDR: string;
 }
@@ -187,7 +187,7 @@ export function generateRules(state: ProxyState, node: ProxyNode): ProxyRules {
     const all = state.endpoints.get(servicePortKey(svcName, protocol)) ?? [];
     const usesCluster = usesClusterEndpoints(svc);
     const usesLocal = usesLocalEndpoints(svc);
-    const { cluster, local, reachable, hasAny } = categorizeEndpoints(all, usesCluster, usesLocal);
+    const { cluster, local, reachable, hasAny } = categorizeEndpoints(all, usesCluster, usesLocal, node);
     const usesClusterChain = cluster.length > 0 && usesCluster;
     const usesLocalChain = local.length > 0 && usesLocal;
     const internalChain = svc.internalPolicyLocal ? svc.localPolicyChain : svc.clusterPolicyChain;

@@ -7,11 +7,13 @@
 // reach (loopback, link-local, unspecified: what Endpoints validation refuses) is left out, so
 // one such node cannot keep the others' addresses from being written. The ingress controller's
 // LoadBalancer service `kube-system/tkube-ingress` is served by the agents the same way (their
-// ports 80 and 443), so its endpoints are kept here too.
+// ports 80 and 443), so its endpoints are kept here too. Each endpoint carries the hints the
+// service's trafficDistribution asks for, as the endpointslice controller would set them.
 
 import { CLUSTER_DNS_NAMESPACE, CLUSTER_DNS_SERVICE } from '../../api/cluster-dns.js';
 import { INGRESS_SERVICE, INGRESS_SERVICE_NAMESPACE } from '../../api/ingress.js';
 import { type Ipv4Cidr, ipv4CidrContains, parseIpv4, parseIpv4Cidr } from '../../api/ipv4.js';
+import { LABEL_TOPOLOGY_ZONE } from '../../api/topology.js';
 import type {
   EndpointPort as CoreEndpointPort,
   EndpointAddress,
@@ -26,6 +28,7 @@ import { ENDPOINT_SLICES, ENDPOINTS, NODES, SERVICES } from '../../client/resour
 import { isAlreadyExists, isNotFound } from '../../client/rest/index.js';
 import type { Client, ResourceRef } from '../../client/types.js';
 import type { ControllerContext, ControllerDescriptor } from '../context.js';
+import { withHints } from '../endpointslice/traffic-distribution.js';
 
 /** The managed-by value of the slice this controller writes. */
 export const CLUSTER_DNS_MANAGER = 'cluster-dns.tkube.dev';
@@ -59,6 +62,8 @@ export interface DnsNode {
   readonly name: string;
   readonly ip: string;
   readonly ready: boolean;
+  /** Its `topology.kubernetes.io/zone` label, if any. */
+  readonly zone?: string;
 }
 
 /** The nodes serving DNS, by name: those with an agent and an InternalIP pods can reach. */
@@ -69,7 +74,8 @@ export function dnsNodes(nodes: readonly Node[]): DnsNode[] {
     const ip = node.status?.addresses?.find((address) => address.type === 'InternalIP')?.address;
     if (!ip || !isEndpointAddress(ip) || !node.metadata?.name) continue;
     const ready = node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-    result.push({ name: node.metadata.name, ip, ready });
+    const zone = node.metadata.labels?.[LABEL_TOPOLOGY_ZONE];
+    result.push({ name: node.metadata.name, ip, ready, ...(zone && { zone }) });
   }
   return result.sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -137,11 +143,17 @@ export function desiredSlice(service: Service, nodes: readonly DnsNode[]): Endpo
       ],
     },
     addressType: 'IPv4',
-    endpoints: nodes.map((node) => ({
-      addresses: [node.ip],
-      conditions: { ready: node.ready, serving: node.ready, terminating: false },
-      nodeName: node.name,
-    })),
+    endpoints: nodes.map((node) =>
+      withHints(
+        {
+          addresses: [node.ip],
+          conditions: { ready: node.ready, serving: node.ready, terminating: false },
+          nodeName: node.name,
+          ...(node.zone && { zone: node.zone }),
+        },
+        service.spec?.trafficDistribution,
+      ),
+    ),
     ports,
   };
 }

@@ -2,7 +2,8 @@
 // slices of at most `maxEndpointsPerSlice` endpoints, one group of slices per address type and
 // distinct port set, changing as few slices as it can — endpoints stay in the slice they are in,
 // new ones fill slices being updated anyway, then the unchanged slice they fit best, then new
-// slices. A service with no endpoints keeps one empty placeholder slice.
+// slices. A service with no endpoints keeps one empty placeholder slice. Then the hints its
+// trafficDistribution asks for: unchanged slices whose hints are wrong are updated too.
 import type { Node, Pod, Service } from '../../api/types/core-v1.generated.js';
 import type { Endpoint, EndpointPort, EndpointSlice } from '../../api/types/discovery-v1.generated.js';
 import { ENDPOINT_SLICES } from '../../client/resources.js';
@@ -23,6 +24,7 @@ import {
   sliceLabels,
 } from './slice-contents.js';
 import type { EndpointSliceTracker } from './slice-tracker.js';
+import { hintsNeedUpdate, withHints } from './traffic-distribution.js';
 
 interface DesiredPortMap {
   readonly ports: EndpointPort[];
@@ -34,6 +36,8 @@ interface Plan {
   toCreate: EndpointSlice[];
   toUpdate: EndpointSlice[];
   toDelete: EndpointSlice[];
+  /** Kept as they are, unless their hints need changing. */
+  unchanged: EndpointSlice[];
 }
 
 export class Reconciler {
@@ -90,7 +94,7 @@ export class Reconciler {
     addressType: AddressType,
     errors: string[],
   ): Promise<void> {
-    const plan: Plan = { toCreate: [], toUpdate: [], toDelete: [] };
+    const plan: Plan = { toCreate: [], toUpdate: [], toDelete: [], unchanged: [] };
     const existingByPortMap = new Map<string, EndpointSlice[]>();
     for (const slice of existing) {
       if (!ownedBy(slice, service)) {
@@ -129,6 +133,7 @@ export class Reconciler {
       plan.toCreate.push(...part.toCreate);
       plan.toUpdate.push(...part.toUpdate);
       plan.toDelete.push(...part.toDelete);
+      plan.unchanged.push(...part.unchanged);
     }
     for (const [key, slices] of existingByPortMap) {
       if (!desired.has(key)) plan.toDelete.push(...slices);
@@ -144,6 +149,7 @@ export class Reconciler {
         plan.toCreate.push(placeholder);
       }
     }
+    reconcileHints(plan, service.spec?.trafficDistribution);
     await this.finalize(service, plan, triggerTime);
   }
 
@@ -230,6 +236,7 @@ export class Reconciler {
       toCreate,
       toUpdate: [...toUpdate].map((name) => byName.get(name)!),
       toDelete: [...toDelete].map((name) => byName.get(name)!),
+      unchanged: [...unchanged].map((name) => byName.get(name)!),
     };
   }
 
@@ -287,6 +294,18 @@ export class Reconciler {
       }
     }
   }
+}
+
+/** trafficdist.ReconcileHints: unchanged slices with wrong hints join the updates; all written slices get them. */
+function reconcileHints(plan: Plan, trafficDistribution: string | undefined): void {
+  const stale = plan.unchanged.filter((slice) => hintsNeedUpdate(slice, trafficDistribution));
+  plan.toUpdate.push(...stale);
+  const hinted = (slice: EndpointSlice): EndpointSlice => ({
+    ...slice,
+    endpoints: (slice.endpoints ?? []).map((endpoint) => withHints(endpoint, trafficDistribution)),
+  });
+  plan.toCreate = plan.toCreate.map(hinted);
+  plan.toUpdate = plan.toUpdate.map(hinted);
 }
 
 /** The unchanged slice with room for `count` more endpoints that would be left fullest. */

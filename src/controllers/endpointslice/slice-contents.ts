@@ -2,6 +2,7 @@
 // ready/serving/terminating conditions, a service's ports resolved for one pod, the labels and
 // owner of a new slice, and the identities the reconciler matches endpoints and port sets by.
 import { isPodReady } from '../../api/pod-conditions.js';
+import { LABEL_TOPOLOGY_ZONE } from '../../api/topology.js';
 import type { Node, Pod, Service } from '../../api/types/core-v1.generated.js';
 import type { Endpoint, EndpointPort, EndpointSlice } from '../../api/types/discovery-v1.generated.js';
 import {
@@ -15,7 +16,6 @@ import {
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
 export const CONTROLLER_NAME = 'endpointslice-controller.k8s.io';
-const ZONE_LABEL = 'topology.kubernetes.io/zone';
 
 export type AddressType = 'IPv4' | 'IPv6';
 
@@ -32,7 +32,7 @@ export function podToEndpoint(
   const serving = isPodReady(pod);
   const terminating = pod.metadata?.deletionTimestamp !== undefined;
   const ready = service.spec?.publishNotReadyAddresses === true || (serving && !terminating);
-  const zone = node?.metadata?.labels?.[ZONE_LABEL];
+  const zone = node?.metadata?.labels?.[LABEL_TOPOLOGY_ZONE];
   return {
     addresses: podAddresses(pod, addressType),
     conditions: { ready, serving, terminating },

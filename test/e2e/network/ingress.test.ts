@@ -5,7 +5,8 @@
 // service (503 and a Warning event), a broken TLS Secret (the default certificate and an event),
 // an overlapping rule (the older Ingress keeps it, the newer gets an event); a user
 // LoadBalancer address left to its service (the ingress listens on the node's address only); the
-// host's own address seen by the backend as X-Real-IP (no source NAT on the way in).
+// host's own address seen by the backend as X-Real-IP (no source NAT on the way in); pods' requests
+// to the address kept on their own node's agent.
 import { createHash, randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -216,6 +217,25 @@ describe('ingress from the host', () => {
     const hostAddress = probe.address().address;
     probe.close();
     expect(await curl('http://ws.test/client', 'ws.test', address)).toBe(`${hostAddress} 200 1.1`);
+  });
+
+  it("keeps pods' requests to the ingress address on their own node's agent (PreferSameNode hints)", async () => {
+    // Pods' traffic to the address takes the cluster policy; the node hints narrow it to this node.
+    for (const [node, ip] of cluster.nodeIPs) {
+      const targets = await waitFor(
+        async () => {
+          const saved = (await execa('docker', ['exec', node, 'iptables-save', '-t', 'nat'])).stdout;
+          return saved
+            .split('\n')
+            .filter((line) => /^-A KUBE-SVC-\S+ .*"kube-system\/tkube-ingress:http -> /.test(line))
+            .map((line) => /-> ([\d.]+):80"/.exec(line)?.[1]);
+        },
+        (found) => found.length === 1,
+        20_000,
+        `the ingress service's cluster chain on ${node}`,
+      );
+      expect(targets).toEqual([ip]);
+    }
   });
 
   it("serves a TLS host with its Secret's certificate, over HTTP/2", async () => {

@@ -8,6 +8,7 @@ import type { Endpoints, Node, Secret, Service } from '../../../src/api/types/co
 import type { EndpointSlice } from '../../../src/api/types/discovery-v1.generated.js';
 import { ENDPOINT_SLICES, ENDPOINTS, NODES, SECRETS, SERVICES } from '../../../src/client/resources.js';
 import { isNotFound } from '../../../src/client/rest/index.js';
+import { ingressService } from '../../../src/controllers/ingress-status/ingress-status-controller.js';
 import { CLUSTER_DNS_USER } from '../../../src/controlplane/tkube-policy.js';
 import {
   eventually,
@@ -150,6 +151,41 @@ describe('cluster DNS service and its endpoints', () => {
     await cp.admin.resource<EndpointSlice>(ENDPOINT_SLICES).update({ ...slice!, endpoints: [] });
     await eventually(async () => ((await slices())[0]?.endpoints.length === 1 ? true : undefined));
     expect((await endpoints())?.subsets?.[0]?.addresses).toEqual([{ ip: '172.30.9.3', nodeName: 'dns-b' }]);
+  });
+
+  it('gives the ingress service endpoints, with the node and zone hints its PreferSameNode asks for', async () => {
+    await addNode('dns-c', '172.30.9.5', true, { 'topology.kubernetes.io/zone': 'zone-c' });
+    await addNode('dns-d', '172.30.9.6', false);
+    await cp.admin.resource<Service>(SERVICES).create(ingressService());
+    const slice = await eventually(async () => {
+      const [found] = (
+        await cp.admin
+          .resource<EndpointSlice>(ENDPOINT_SLICES)
+          .list('kube-system', { labelSelector: 'kubernetes.io/service-name=tkube-ingress' })
+      ).items;
+      return found?.endpoints?.length === 3 ? found : undefined;
+    });
+    expect(slice.endpoints).toEqual([
+      {
+        addresses: ['172.30.9.3'],
+        conditions: { ready: true, serving: true, terminating: false },
+        nodeName: 'dns-b',
+        hints: { forNodes: [{ name: 'dns-b' }] },
+      },
+      {
+        addresses: ['172.30.9.5'],
+        conditions: { ready: true, serving: true, terminating: false },
+        nodeName: 'dns-c',
+        zone: 'zone-c',
+        hints: { forZones: [{ name: 'zone-c' }], forNodes: [{ name: 'dns-c' }] },
+      },
+      // Not ready: no hint, as the endpointslice controller leaves it.
+      {
+        addresses: ['172.30.9.6'],
+        conditions: { ready: false, serving: false, terminating: false },
+        nodeName: 'dns-d',
+      },
+    ]);
   });
 
   it('lets the agents DNS identity read what CoreDNS reads, and nothing more', async () => {

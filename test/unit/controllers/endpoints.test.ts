@@ -321,6 +321,61 @@ describe('endpoints and endpointslice controllers', () => {
     await eventually(async () => ((await endpointsOf('empty')) === undefined ? true : undefined));
   });
 
+  it('gives ready endpoints the hints the service trafficDistribution asks for, and follows changes', async () => {
+    await runPod('near-a', { app: 'near' }, { ready: true });
+    await runPod('near-b', { app: 'near' }, { ready: false });
+    await services().create({
+      metadata: { name: 'near', namespace },
+      spec: {
+        selector: { app: 'near' },
+        ports: [{ port: 80, targetPort: 8080 }],
+        trafficDistribution: 'PreferSameNode',
+      },
+    });
+    const hintsBy = async (wanted: (hints: Record<string, string>) => boolean) =>
+      eventually(async () => {
+        const endpoints = (await slicesOf('near')).flatMap((s) => s.endpoints ?? []);
+        if (endpoints.length !== 2) return undefined;
+        const hints = Object.fromEntries(
+          endpoints.map((e) => [e.targetRef?.name ?? '', e.hints ? JSON.stringify(e.hints) : 'none']),
+        );
+        return wanted(hints) ? hints : undefined;
+      });
+    const sameNode = await hintsBy((h) => h['near-a'] !== 'none');
+    expect(sameNode).toEqual({
+      'near-a': JSON.stringify({ forZones: [{ name: 'zone-a' }], forNodes: [{ name: 'ep-node' }] }),
+      'near-b': 'none',
+    });
+    const setDistribution = async (value: string | undefined) => {
+      const current = await services().get(namespace, 'near');
+      const { trafficDistribution: _old, ...spec } = current.spec ?? {};
+      await services().update({ ...current, spec: value ? { ...spec, trafficDistribution: value } : spec });
+    };
+    // The slice's endpoints did not change: only the hints make it stale.
+    await setDistribution('PreferClose');
+    expect(await hintsBy((h) => !h['near-a']!.includes('forNodes'))).toEqual({
+      'near-a': JSON.stringify({ forZones: [{ name: 'zone-a' }] }),
+      'near-b': 'none',
+    });
+    await setDistribution(undefined);
+    expect(await hintsBy((h) => h['near-a'] === 'none')).toEqual({ 'near-a': 'none', 'near-b': 'none' });
+  });
+
+  it('refuses a trafficDistribution it does not know, listing the supported ones', async () => {
+    const refused = await services()
+      .create({
+        metadata: { name: 'far', namespace },
+        spec: { selector: { app: 'far' }, ports: [{ port: 80 }], trafficDistribution: 'PreferFar' },
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(String(refused)).toContain(
+      'spec.trafficDistribution: Unsupported value: "PreferFar": supported values: "PreferClose", "PreferSameZone", "PreferSameNode"',
+    );
+  });
+
   it('puts at most --max-endpoints-per-slice endpoints in a slice', async () => {
     await services().create({
       metadata: { name: 'many', namespace },

@@ -6,7 +6,7 @@ import type { Iptables } from '../../../../src/agent/proxy/iptables.js';
 import { iptablesIn } from '../../../../src/agent/proxy/iptables.js';
 import { Proxier } from '../../../../src/agent/proxy/proxier.js';
 import { findResource } from '../../../../src/api/resources/lookup.js';
-import type { Service } from '../../../../src/api/types/core-v1.generated.js';
+import type { Node, Service } from '../../../../src/api/types/core-v1.generated.js';
 import type { EndpointSlice } from '../../../../src/api/types/discovery-v1.generated.js';
 import { SharedInformer } from '../../../../src/client/informers/index.js';
 import { eventually, FakeResourceClient } from '../../client-runtime/fake-client.js';
@@ -48,6 +48,8 @@ describe.skipIf(!canNetns)('Proxier', () => {
     );
     const servicesInformer = new SharedInformer<Service>(services, { log: () => {} });
     const slicesInformer = new SharedInformer<EndpointSlice>(slices, { log: () => {} });
+    const nodes = new FakeResourceClient<Node>(findResource('', 'v1', 'nodes')!);
+    const nodeInformer = new SharedInformer<Node>(nodes, { log: () => {} });
     const restores: string[] = [];
     const commands: string[] = [];
     const real = options.iptables ?? iptablesIn(['ip', 'netns', 'exec', NETNS]);
@@ -57,6 +59,7 @@ describe.skipIf(!canNetns)('Proxier', () => {
       clusterCIDR: CLUSTER_CIDR,
       services: servicesInformer,
       endpointSlices: slicesInformer,
+      node: nodeInformer,
       iptables: {
         save: () => {
           commands.push('save');
@@ -82,13 +85,14 @@ describe.skipIf(!canNetns)('Proxier', () => {
     const done = Promise.all([
       servicesInformer.run(abort.signal),
       slicesInformer.run(abort.signal),
+      nodeInformer.run(abort.signal),
       proxier.run(abort.signal),
     ]);
     stops.push(async () => {
       abort.abort();
       await done;
     });
-    return { services, slices, proxier, restores, commands, logs };
+    return { services, slices, nodes, proxier, restores, commands, logs };
   }
 
   const web = service('web', { clusterIP: '10.96.0.20', ports: [{ name: 'http', port: 80 }] });
@@ -152,6 +156,31 @@ describe.skipIf(!canNetns)('Proxier', () => {
     expect(jumpCount(save('filter'), FORWARD_RULES)).toBe(0);
     await eventually(() => jumpCount(save('filter'), FORWARD_RULES) === 1, 5000);
     expect(jumpCount(save('nat'), SERVICES_FROM_OUTPUT)).toBe(1);
+  });
+
+  it('follows its node zone label: zone hints apply once the node is labelled', async () => {
+    const { services, slices, nodes, proxier } = start();
+    const inZone = (ip: string, zone: string) => ({
+      ...endpoint(ip, `node-in-${zone}`),
+      zone,
+      hints: { forZones: [{ name: zone }] },
+    });
+    services.put(web);
+    slices.put(
+      slice(
+        'web',
+        [{ name: 'http', port: 8080, protocol: 'TCP' }],
+        [inZone('10.244.1.2', 'zone-a'), inZone('10.244.2.2', 'zone-b')],
+      ),
+    );
+    nodes.put({ metadata: { name: NODE } });
+    const destinations = () =>
+      [...save('nat').matchAll(/--to-destination ([\d.]+):8080/g)].map((match) => match[1]).sort();
+    await eventually(() => proxier.syncs >= 1, 5000);
+    expect(destinations()).toEqual(['10.244.1.2', '10.244.2.2']);
+    nodes.put({ metadata: { name: NODE, labels: { 'topology.kubernetes.io/zone': 'zone-b' } } });
+    await eventually(() => destinations().length === 1, 5000);
+    expect(destinations()).toEqual(['10.244.2.2']);
   });
 
   it('coalesces a burst of changes into one sync and writes only the changed chains', async () => {

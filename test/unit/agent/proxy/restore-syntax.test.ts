@@ -41,7 +41,7 @@ describe.skipIf(!canUnshare)('iptables-restore accepts the generated rules', () 
     { status: { loadBalancer: { ingress: [{ ip: '172.30.0.200' }] } } },
   );
   const endpoints = ports.map(({ nodePort: _, ...port }) => port);
-  const node = { clusterCIDR: '10.244.0.0/16' };
+  const node = { clusterCIDR: '10.244.0.0/16', nodeName: NODE, zone: '' };
 
   it('loads a full sync, then a partial one that deletes an endpoint chain', () => {
     const before = generateRules(

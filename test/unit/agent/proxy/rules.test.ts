@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateRules, restoreInput } from '../../../../src/agent/proxy/rules.js';
 import { CLUSTER_CIDR, endpoint, NODE, service, slice, state } from './fixtures.js';
 
-const node = { clusterCIDR: CLUSTER_CIDR };
+const node = { clusterCIDR: CLUSTER_CIDR, nodeName: NODE, zone: '' };
 const SVC = 'KUBE-SVC-XPGD46QRK7WJZT7O';
 const EXT = 'KUBE-EXT-XPGD46QRK7WJZT7O';
 const SVL = 'KUBE-SVL-XPGD46QRK7WJZT7O';
@@ -387,5 +387,82 @@ describe('restoreInput', () => {
     const full = restoreInput(before, { staleChains: ['KUBE-SEP-AAAAAAAAAAAAAAAA'] });
     expect(full).toContain(':KUBE-SEP-SXIVWICOYRO3J4NJ - [0:0]');
     expect(full).toContain('-X KUBE-SEP-AAAAAAAAAAAAAAAA');
+  });
+});
+
+describe('topology hints (pkg/proxy/topology.go)', () => {
+  const hinted = (ip: string, on: string, hints: { nodes?: string[]; zones?: string[] }, ready = true) => ({
+    ...endpoint(ip, on, { ready }),
+    hints: {
+      ...(hints.zones && { forZones: hints.zones.map((name) => ({ name })) }),
+      ...(hints.nodes && { forNodes: hints.nodes.map((name) => ({ name })) }),
+    },
+  });
+  /** The endpoints the service's cluster chain reaches on a node in `zone`. */
+  const clusterTargets = (endpoints: ReturnType<typeof endpoint>[], zone = '', spec = {}) => {
+    const rules = generateRules(state([web(spec)], [webSlice(...endpoints)]), { ...node, zone });
+    return restoreInput(rules)
+      .split('\n')
+      .filter((line) => line.startsWith(`-A ${SVC} `) && line.includes('-j KUBE-SEP-'))
+      .map((line) => /-> ([\d.]+):80"/.exec(line)?.[1])
+      .sort();
+  };
+
+  it('keeps traffic on this node when every ready endpoint has a node hint and one names it', () => {
+    expect(
+      clusterTargets([
+        hinted('10.180.0.1', NODE, { nodes: [NODE], zones: ['zone-a'] }),
+        hinted('10.180.1.1', 'other', { nodes: ['other'], zones: ['zone-a'] }),
+        hinted('10.180.2.1', 'third', { nodes: ['third'], zones: ['zone-b'] }),
+      ]),
+    ).toEqual(['10.180.0.1']);
+  });
+
+  it('falls back to zone hints, then to every endpoint, where node hints cannot be used', () => {
+    const inZones = (ownNode: string[]) => [
+      hinted('10.180.0.1', NODE, { nodes: ownNode, zones: ['zone-a'] }),
+      hinted('10.180.1.1', 'other', { nodes: ['other'], zones: ['zone-a'] }),
+      hinted('10.180.2.1', 'third', { nodes: ['third'], zones: ['zone-b'] }),
+    ];
+    // No endpoint is meant for this node: the zone decides.
+    expect(clusterTargets(inZones(['elsewhere']), 'zone-a')).toEqual(['10.180.0.1', '10.180.1.1']);
+    expect(clusterTargets(inZones(['elsewhere']), 'zone-b')).toEqual(['10.180.2.1']);
+    // A node outside every hinted zone, or without a zone label, uses them all.
+    expect(clusterTargets(inZones(['elsewhere']), 'zone-c')).toHaveLength(3);
+    expect(clusterTargets(inZones(['elsewhere']), '')).toHaveLength(3);
+    // One ready endpoint without a node hint voids the node hints of all of them.
+    expect(
+      clusterTargets([...inZones([NODE]).slice(1), endpoint('10.180.0.1', NODE)], 'zone-b'),
+    ).toHaveLength(3);
+  });
+
+  it('ignores hints of endpoints that are not ready, and never routes to them', () => {
+    const targets = clusterTargets([
+      hinted('10.180.0.1', NODE, { nodes: [NODE] }, false),
+      hinted('10.180.1.1', 'other', { nodes: ['other'] }),
+      endpoint('10.180.2.1', 'third', { ready: false }),
+    ]);
+    // This node's only hinted endpoint is not ready: no same-node mode, every ready endpoint.
+    expect(targets).toEqual(['10.180.1.1']);
+  });
+
+  it('sends pods to a LoadBalancer address through the hinted cluster endpoints under externalTrafficPolicy Local', () => {
+    const spec = {
+      type: 'LoadBalancer',
+      externalTrafficPolicy: 'Local',
+      healthCheckNodePort: 30999,
+      ports: [{ name: 'p80', port: 80, protocol: 'TCP', nodePort: 30080 }],
+    };
+    const endpoints = [
+      hinted('10.180.0.1', NODE, { nodes: [NODE] }),
+      hinted('10.180.1.1', 'other', { nodes: ['other'] }),
+    ];
+    expect(clusterTargets(endpoints, '', spec)).toEqual(['10.180.0.1']);
+    const lines = restoreInput(generateRules(state([web(spec)], [webSlice(...endpoints)]), node)).split('\n');
+    expect(lines).toContain(
+      `-A ${EXT} -m comment --comment "pod traffic for ns1/svc1:p80 external destinations" -s 10.244.0.0/16 -j ${SVC}`,
+    );
+    // The other node's endpoint keeps no chain here: nothing on this node routes to it.
+    expect(lines.some((line) => line.includes('--to-destination 10.180.1.1:80'))).toBe(false);
   });
 });

@@ -48,6 +48,7 @@ import { PROTOCOLS, validatePortNumberOrName } from '../pod/container-parts.js';
 
 const SESSION_AFFINITIES = ['ClientIP', 'None'];
 const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
+const TRAFFIC_DISTRIBUTIONS = ['PreferClose', 'PreferSameZone', 'PreferSameNode'];
 const TRAFFIC_POLICIES = ['Cluster', 'Local'];
 const IP_FAMILIES = ['IPv4', 'IPv6'];
 const IP_FAMILY_POLICIES = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
@@ -271,9 +272,11 @@ function validateTrafficPolicies(spec: JsonObject): FieldError[] {
   } else if (!TRAFFIC_POLICIES.includes(internal)) {
     errors.push(fieldNotSupported('spec.internalTrafficPolicy', internal, TRAFFIC_POLICIES));
   }
+  // PreferSameZone and PreferSameNode: the PreferSameTrafficDistribution gate (alpha in 1.33, on
+  // by default from 1.34) is on here; the proxy honours the node hints they lead to.
   const distribution = optionalString(spec.trafficDistribution);
-  if (distribution !== undefined && distribution !== 'PreferClose') {
-    errors.push(fieldNotSupported('spec.trafficDistribution', distribution, ['PreferClose']));
+  if (distribution !== undefined && !TRAFFIC_DISTRIBUTIONS.includes(distribution)) {
+    errors.push(fieldNotSupported('spec.trafficDistribution', distribution, TRAFFIC_DISTRIBUTIONS));
   }
   return errors;
 }
