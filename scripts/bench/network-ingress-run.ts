@@ -1,7 +1,8 @@
 // bench:network's ingress part alone (`npm run build && tsx scripts/bench/network-ingress-run.ts`):
-// a `tkube up --nodes 2`, the HTTP backend on the second node behind a service, then
-// network-ingress.ts's rounds (the ingress, the ClusterIP directly, the TCP pass-through floor).
-// INGRESS_BENCH_ROUNDS and INGRESS_BENCH_SECONDS change the run's shape (3 × 5 s as bench:network).
+// a `tkube up --nodes 2` (INGRESS_BENCH_NODES), the HTTP backend on the second node behind a
+// service, then network-ingress.ts's rounds (the ingress, the ClusterIP directly, the TCP
+// pass-through floor). INGRESS_BENCH_ROUNDS and INGRESS_BENCH_SECONDS change the run's shape
+// (3 × 5 s as bench:network).
 // With INGRESS_BENCH_BASELINE set to a directory holding another commit's src/, that commit's
 // proxy and this tree's run side by side as pods on one node's address (A/B under the same load).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -45,7 +46,7 @@ async function tkube(args: string[]): Promise<void> {
 
 try {
   await buildBusyboxImage(IMAGE);
-  await tkube(['up', cluster, '--nodes', '2']);
+  await tkube(['up', cluster, '--nodes', process.env.INGRESS_BENCH_NODES ?? '2']);
   await tkube(['load', 'image', IMAGE, '--name', cluster]);
   const client = clientFromKubeconfig(env.KUBECONFIG, context, 'bench');
   const nodes = (await client.resource<Node>(NODES).list('')).items

@@ -619,6 +619,34 @@ describe('EndpointSlice', () => {
     ]);
   });
 
+  it('checks zone and node hints: at most 8 each, no duplicates, valid names', () => {
+    const hinted = (hints: Record<string, unknown>) =>
+      slice({ addressType: 'IPv4', endpoints: [{ addresses: ['10.1.2.3'], hints }] });
+    const named = (...names: string[]) => names.map((name) => ({ name }));
+    expect(
+      createErrors(
+        'discovery.k8s.io/EndpointSlice',
+        hinted({ forZones: named('a'), forNodes: named('node-1') }),
+      ),
+    ).toEqual([]);
+    expect(
+      messages(
+        createErrors(
+          'discovery.k8s.io/EndpointSlice',
+          hinted({ forZones: named('a', 'a'), forNodes: named('node-1', 'node-1', 'Node_2') }),
+        ),
+      ),
+    ).toEqual([
+      'endpoints[0].hints.forZones[1].name: Duplicate value: "a"',
+      'endpoints[0].hints.forNodes[1].name: Duplicate value: "node-1"',
+      `endpoints[0].hints.forNodes[2].name: Invalid value: "Node_2": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    ]);
+    const nine = Array.from({ length: 9 }, (_, i) => `node-${i}`);
+    expect(
+      messages(createErrors('discovery.k8s.io/EndpointSlice', hinted({ forNodes: named(...nine) }))),
+    ).toEqual(['endpoints[0].hints.forNodes: Too many: 9: must have at most 8 items']);
+  });
+
   it('keeps addressType immutable', () => {
     const old = defaulted(
       'discovery.k8s.io/EndpointSlice',

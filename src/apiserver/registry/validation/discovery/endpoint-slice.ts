@@ -33,6 +33,7 @@ const MAX_ADDRESSES = 100;
 const MAX_PORTS = 20000;
 const MAX_ENDPOINTS = 1000;
 const MAX_ZONE_HINTS = 8;
+const MAX_NODE_HINTS = 8;
 
 /** IsFullyQualifiedDomainName. */
 function validateFqdn(path: string, value: string): FieldError[] {
@@ -104,6 +105,21 @@ function validateEndpoints(slice: KubeObject): FieldError[] {
           if (names.has(name)) errors.push(fieldDuplicate(zonePath, name));
           else names.add(name);
           for (const problem of isValidLabelValue(name)) errors.push(fieldInvalid(zonePath, name, problem));
+        });
+      }
+      const nodesPath = childPath(childPath(endpointPath, 'hints'), 'forNodes');
+      const nodes = objectsOf(hints.forNodes);
+      if (nodes.length > MAX_NODE_HINTS) {
+        errors.push(fieldTooMany(nodesPath, nodes.length, MAX_NODE_HINTS));
+      } else {
+        const names = new Set<string>();
+        nodes.forEach((node, nodeIndex) => {
+          const nodePath = childPath(indexPath(nodesPath, nodeIndex), 'name');
+          const name = stringOf(node.name);
+          if (names.has(name)) errors.push(fieldDuplicate(nodePath, name));
+          else names.add(name);
+          for (const problem of nameIsDnsSubdomain(name, false))
+            errors.push(fieldInvalid(nodePath, name, problem));
         });
       }
     }
