@@ -93,36 +93,40 @@ function validateEndpoints(slice: KubeObject): FieldError[] {
     }
     const hints = objectOf(endpoint.hints);
     if (hints !== undefined) {
-      const zonesPath = childPath(childPath(endpointPath, 'hints'), 'forZones');
-      const zones = objectsOf(hints.forZones);
-      if (zones.length > MAX_ZONE_HINTS) {
-        errors.push(fieldTooMany(zonesPath, zones.length, MAX_ZONE_HINTS));
-      } else {
-        const names = new Set<string>();
-        zones.forEach((zone, zoneIndex) => {
-          const zonePath = childPath(indexPath(zonesPath, zoneIndex), 'name');
-          const name = stringOf(zone.name);
-          if (names.has(name)) errors.push(fieldDuplicate(zonePath, name));
-          else names.add(name);
-          for (const problem of isValidLabelValue(name)) errors.push(fieldInvalid(zonePath, name, problem));
-        });
-      }
-      const nodesPath = childPath(childPath(endpointPath, 'hints'), 'forNodes');
-      const nodes = objectsOf(hints.forNodes);
-      if (nodes.length > MAX_NODE_HINTS) {
-        errors.push(fieldTooMany(nodesPath, nodes.length, MAX_NODE_HINTS));
-      } else {
-        const names = new Set<string>();
-        nodes.forEach((node, nodeIndex) => {
-          const nodePath = childPath(indexPath(nodesPath, nodeIndex), 'name');
-          const name = stringOf(node.name);
-          if (names.has(name)) errors.push(fieldDuplicate(nodePath, name));
-          else names.add(name);
-          for (const problem of nameIsDnsSubdomain(name, false))
-            errors.push(fieldInvalid(nodePath, name, problem));
-        });
-      }
+      const hintsPath = childPath(endpointPath, 'hints');
+      errors.push(
+        ...validateHintNames(
+          hints.forZones,
+          childPath(hintsPath, 'forZones'),
+          MAX_ZONE_HINTS,
+          isValidLabelValue,
+        ),
+        ...validateHintNames(hints.forNodes, childPath(hintsPath, 'forNodes'), MAX_NODE_HINTS, (name) =>
+          nameIsDnsSubdomain(name, false),
+        ),
+      );
     }
+  });
+  return errors;
+}
+
+/** A hint list (`forZones`, `forNodes`): at most `max` entries, no name twice, each name valid. */
+function validateHintNames(
+  list: unknown,
+  path: string,
+  max: number,
+  nameProblems: (name: string) => string[],
+): FieldError[] {
+  const hints = objectsOf(list);
+  if (hints.length > max) return [fieldTooMany(path, hints.length, max)];
+  const errors: FieldError[] = [];
+  const names = new Set<string>();
+  hints.forEach((hint, index) => {
+    const namePath = childPath(indexPath(path, index), 'name');
+    const name = stringOf(hint.name);
+    if (names.has(name)) errors.push(fieldDuplicate(namePath, name));
+    else names.add(name);
+    for (const problem of nameProblems(name)) errors.push(fieldInvalid(namePath, name, problem));
   });
   return errors;
 }
