@@ -66,6 +66,10 @@ export interface ProxierOptions {
   readonly now?: () => number;
 }
 
+function zoneOf(node: Node): string {
+  return node.metadata?.labels?.[LABEL_TOPOLOGY_ZONE] ?? '';
+}
+
 /** See `ProxierOptions.minSyncPeriodMs`. */
 export const DEFAULT_MIN_SYNC_PERIOD_MS = 250;
 
@@ -140,12 +144,11 @@ export class Proxier {
   /** The node's zone label, as zone hints are matched against it. */
   private zone(): string {
     const node = this.options.node?.lister.list().find((n) => n.metadata?.name === this.options.nodeName);
-    return node?.metadata?.labels?.[LABEL_TOPOLOGY_ZONE] ?? '';
+    return node ? zoneOf(node) : '';
   }
 
   async run(signal: AbortSignal): Promise<void> {
     const { services, endpointSlices, node } = this.options;
-    const zoneOf = (n: Node) => n.metadata?.labels?.[LABEL_TOPOLOGY_ZONE] ?? '';
     const registrations = [
       services.addEventHandler({
         onAdd: () => this.serviceChanged(),

@@ -1,8 +1,8 @@
 // Node names grouped by zone (the scheduler's nodeTree). Listing interleaves zones — one node from
 // each zone in turn — so that when only a sample of nodes is examined, it spans the zones.
+import { LABEL_TOPOLOGY_ZONE } from '../../api/topology.js';
 import type { Node } from '../../api/types/core-v1.generated.js';
 
-const ZONE_LABEL = 'topology.kubernetes.io/zone';
 const REGION_LABEL = 'topology.kubernetes.io/region';
 const LEGACY_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
 const LEGACY_REGION_LABEL = 'failure-domain.beta.kubernetes.io/region';
@@ -11,7 +11,7 @@ const LEGACY_REGION_LABEL = 'failure-domain.beta.kubernetes.io/region';
 export function zoneKeyOf(node: Node): string {
   const labels = node.metadata?.labels;
   if (labels === undefined) return '';
-  const zone = labels[ZONE_LABEL] ?? labels[LEGACY_ZONE_LABEL] ?? '';
+  const zone = labels[LABEL_TOPOLOGY_ZONE] ?? labels[LEGACY_ZONE_LABEL] ?? '';
   const region = labels[REGION_LABEL] ?? labels[LEGACY_REGION_LABEL] ?? '';
   if (region === '' && zone === '') return '';
   return `${region}:\x00:${zone}`;

@@ -9,6 +9,7 @@ import {
   labelSelectorFromObject,
   labelSelectorFromSet,
 } from '../../../api/selectors/index.js';
+import { LABEL_TOPOLOGY_ZONE } from '../../../api/topology.js';
 import type { Node, Pod, TopologySpreadConstraint } from '../../../api/types/core-v1.generated.js';
 import { selectorKey } from '../../cache/memo-keys.js';
 import { type MemoTables, perNode } from '../../cache/memo-table.js';
@@ -17,7 +18,7 @@ import type { PodInfo } from '../../cache/pod-info.js';
 import type { ClusterObjects } from '../../cluster-objects.js';
 
 export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
-export const LABEL_TOPOLOGY_ZONE = 'topology.kubernetes.io/zone';
+export { LABEL_TOPOLOGY_ZONE };
 
 export type InclusionPolicy = 'Honor' | 'Ignore';
 
